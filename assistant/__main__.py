@@ -1,0 +1,3 @@
+from assistant.cli import main
+
+raise SystemExit(main())

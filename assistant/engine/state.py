@@ -1,0 +1,826 @@
+"""The state of a session, rebuilt by folding its events.
+
+:meth:`TableState.apply` checks that an event is legal now and applies it with all its
+consequences (antes, a round closing, a bust, the pot being divided); an illegal event
+raises an :class:`~assistant.engine.errors.IllegalActionError` and leaves the state as it
+was. :attr:`TableState.decision` answers whose decision it is now, whatever the phase.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import Enum
+
+from assistant.engine import errors
+from assistant.engine.cards import FULL_DECK, Card
+from assistant.engine.events import (
+    BetMade,
+    BustShown,
+    Called,
+    CardCorrected,
+    CardDealt,
+    CardExposed,
+    CardRefused,
+    CardTaken,
+    Checked,
+    Declared,
+    Event,
+    Folded,
+    HandShown,
+    HandStarted,
+    Raised,
+    SessionStarted,
+    Stakes,
+)
+from assistant.engine.pots import HandResult, settle
+from assistant.engine.rules import BettingStructure, FirstBettor, Rules
+from assistant.engine.showdown import Declaration
+from assistant.engine.valuation import hand_totals, is_busted
+
+
+class Phase(Enum):
+    WAITING = "waiting"  # between hands: the dealer starts the next one
+    DEALING = "dealing"
+    EXPOSING = "exposing"
+    BETTING = "betting"
+    DRAWING = "drawing"
+    TURN_DRAW = "turn-draw"  # fixed-per-turn: take or refuse a card
+    TURN_BET = "turn-bet"  # fixed-per-turn: bet or pass
+    MATCHING = "matching"  # fixed-per-turn: match the bet or fold
+    DECLARING = "declaring"
+    SHOWDOWN = "showdown"
+    COMPLETE = "complete"  # the pot has been divided
+    FINISHED = "finished"  # fewer than two players can pay the ante
+
+
+class DecisionKind(Enum):
+    DEAL = "deal"  # the dealer deals the next card of the deal
+    EXPOSE = "expose"
+    BET = "bet"
+    DRAW = "draw"
+    MATCH = "match"
+    DECLARE = "declare"
+    SHOW = "show"
+    NEXT_HAND = "next-hand"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Whose decision it is now and what it is about."""
+
+    kind: DecisionKind
+    seat: int | None
+    face_up: bool = False  # DEAL and DRAW: how the card is dealt
+    to_call: int = 0  # BET and MATCH
+    can_check: bool = False
+    can_bet: bool = False
+    can_raise: bool = False
+    min_bet: int = 0
+    max_bet: int = 0
+    raises_left: int = 0
+
+
+@dataclass(frozen=True)
+class HeldCard:
+    card: Card | None  # None: face down and not yet seen
+    face_up: bool
+
+
+@dataclass
+class SeatState:
+    seat: int
+    name: str
+    stack: int
+    out: bool = False  # cannot pay the ante: out of the game
+    in_hand: bool = False
+    folded: bool = False
+    busted: bool = False
+    cards: list[HeldCard] = field(default_factory=list)
+    bet: int = 0  # chips put in during the current betting round
+    committed: int = 0  # chips put in this hand, ante included
+    acted: bool = False
+    refusals: int = 0
+    refusals_in_a_row: int = 0
+    frozen: bool = False
+    declaration: Declaration | None = None
+    shown: bool = False
+
+    @property
+    def live(self) -> bool:
+        """Dealt in and not folded."""
+        return self.in_hand and not self.folded
+
+    @property
+    def all_in(self) -> bool:
+        return self.live and self.stack == 0
+
+    @property
+    def up_cards(self) -> tuple[Card, ...]:
+        return tuple(h.card for h in self.cards if h.face_up and h.card is not None)
+
+    @property
+    def down_count(self) -> int:
+        return sum(1 for h in self.cards if not h.face_up)
+
+    @property
+    def known_cards(self) -> tuple[Card, ...]:
+        return tuple(h.card for h in self.cards if h.card is not None)
+
+    @property
+    def unknown_count(self) -> int:
+        return sum(1 for h in self.cards if h.card is None)
+
+
+def _ordinal(n: int) -> str:
+    return {1: "once", 2: "twice"}.get(n, f"{n} times")
+
+
+class TableState:
+    """A session's state: seats and stacks, the hand in progress, the last result."""
+
+    def __init__(self, start: SessionStarted) -> None:
+        if len(start.players) < 2:
+            raise errors.SessionError("a session needs at least two players")
+        if not 0 <= start.dealer < len(start.players):
+            raise errors.SessionError(f"the dealer must be one of seats 0-{len(start.players) - 1}")
+        for player in start.players:
+            if player.stack < 0:
+                raise errors.SessionError(f"{player.name} cannot start with {player.stack} chips")
+        self.rules: Rules = start.rules
+        self.stakes: Stakes = start.stakes
+        self.seats: list[SeatState] = [
+            SeatState(seat=i, name=p.name, stack=p.stack) for i, p in enumerate(start.players)
+        ]
+        self.total_chips: int = sum(p.stack for p in start.players)
+        self.dealer: int = start.dealer
+        self.hand_number: int = 0
+        self.phase: Phase = Phase.WAITING
+        self.queue: list[int] = []  # seats still to act in the current ordered step
+        self.deal_faces: list[bool] = []  # DEALING: face of each queued card
+        self.actor: int | None = None  # BETTING / TURN_* / MATCHING
+        self.current_bet: int = 0
+        self.raises: int = 0
+        self.final_round: bool = False
+        self.card_taken_this_round: bool = False
+        self.draw_rounds: int = 0
+        self.betting_rounds: int = 0
+        self.stub: int = len(FULL_DECK)  # cards left to deal
+        self.reshuffles: int = 0
+        self.result: HandResult | None = None
+        self.matchers: list[int] = []  # MATCHING: seats still to match the bet
+        self.turn_owner: int | None = None  # MATCHING: whose turn's bet is being matched
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def pot(self) -> int:
+        """Every chip put in this hand, the current round's bets included."""
+        return sum(s.committed for s in self.seats)
+
+    @property
+    def live_seats(self) -> list[SeatState]:
+        return [s for s in self.seats if s.live]
+
+    def clockwise_from(self, seat: int) -> list[int]:
+        """All seat numbers clockwise, starting with the one after ``seat``."""
+        n = len(self.seats)
+        return [(seat + k) % n for k in range(1, n + 1)]
+
+    def cards_in_play(self) -> set[Card]:
+        return {card for s in self.seats for card in s.known_cards}
+
+    def unseen_cards(self) -> list[Card]:
+        """Cards nobody has seen yet: neither face up nor revealed (for advice)."""
+        in_play = self.cards_in_play()
+        return [card for card in FULL_DECK if card not in in_play]
+
+    @property
+    def decision(self) -> Decision | None:
+        """Whose decision it is now; ``None`` once the session is finished."""
+        phase = self.phase
+        if phase is Phase.FINISHED:
+            return None
+        if phase in (Phase.WAITING, Phase.COMPLETE):
+            return Decision(DecisionKind.NEXT_HAND, None)
+        if phase is Phase.DEALING:
+            return Decision(DecisionKind.DEAL, self.queue[0], face_up=self.deal_faces[0])
+        if phase is Phase.EXPOSING:
+            return Decision(DecisionKind.EXPOSE, self.queue[0])
+        if phase in (Phase.DRAWING, Phase.TURN_DRAW):
+            seat = self.queue[0] if phase is Phase.DRAWING else self.actor
+            return Decision(DecisionKind.DRAW, seat, face_up=self.rules.draws_face_up)
+        if phase is Phase.DECLARING:
+            return Decision(DecisionKind.DECLARE, self.queue[0])
+        if phase is Phase.SHOWDOWN:
+            return Decision(DecisionKind.SHOW, self.queue[0])
+        assert self.actor is not None
+        seat = self.seats[self.actor]
+        to_call = self.current_bet - seat.bet
+        if phase is Phase.MATCHING:
+            return Decision(DecisionKind.MATCH, seat.seat, to_call=to_call)
+        if phase is Phase.TURN_BET:
+            fixed = self.stakes.ante
+            return Decision(
+                DecisionKind.BET, seat.seat, can_check=True, can_bet=seat.stack > 0,
+                min_bet=fixed, max_bet=fixed,
+            )
+        raises_left = max(0, self.stakes.max_raises - self.raises)
+        return Decision(
+            DecisionKind.BET,
+            seat.seat,
+            to_call=to_call,
+            can_check=to_call == 0,
+            can_bet=self.current_bet == 0 and seat.stack > 0,
+            can_raise=self.current_bet > 0 and raises_left > 0 and seat.stack > to_call,
+            min_bet=self.stakes.min_bet,
+            max_bet=self.stakes.max_bet,
+            raises_left=raises_left,
+        )
+
+    # ------------------------------------------------------------------ applying
+
+    def copy(self) -> TableState:
+        return copy.deepcopy(self)
+
+    def apply(self, event: Event) -> None:
+        """Apply one event, or raise without changing anything."""
+        trial = self.copy()
+        trial._apply(event)
+        self.__dict__.update(trial.__dict__)
+
+    def _apply(self, event: Event) -> None:
+        handler = _HANDLERS.get(type(event))
+        if handler is None:
+            raise errors.SessionError(f"{type(event).__name__} cannot be applied to a session in progress")
+        handler(self, event)
+        if sum(s.stack for s in self.seats) + self.pot != self.total_chips:
+            raise AssertionError(f"chips not conserved after {event}")
+
+    # ------------------------------------------------------------------ checks
+
+    def _seat(self, seat: int) -> SeatState:
+        if not 0 <= seat < len(self.seats):
+            raise errors.IllegalActionError(f"there is no seat {seat}")
+        return self.seats[seat]
+
+    def _expect(self, *phases: Phase, action: str) -> None:
+        if self.phase not in phases:
+            raise errors.WrongPhaseError(f"cannot {action} now: the hand is {self.phase.value}")
+
+    def _expect_turn(self, seat: int, expected: int | None) -> SeatState:
+        state = self._seat(seat)
+        if expected != seat:
+            who = "nobody" if expected is None else f"seat {expected} ({self.seats[expected].name})"
+            raise errors.NotYourTurnError(f"it is not seat {seat}'s ({state.name}) turn: {who} decides now")
+        return state
+
+    def _check_new_card(self, card: Card | None) -> None:
+        if card is not None and card in self.cards_in_play():
+            raise errors.CardError(f"{card} is already on the table")
+
+    # ------------------------------------------------------------------ hands
+
+    def _start_hand(self, _: HandStarted) -> None:
+        self._expect(Phase.WAITING, Phase.COMPLETE, action="start a hand")
+        ante = self.stakes.ante
+        for s in self.seats:
+            if s.stack < max(ante, 1):
+                s.out = True
+        playing = [s for s in self.seats if not s.out]
+        if len(playing) < 2:
+            raise errors.SessionError("fewer than two players have chips for the ante: the game is over")
+        if self.hand_number > 0 or self.seats[self.dealer].out:
+            self.dealer = next(i for i in self.clockwise_from(self.dealer) if not self.seats[i].out)
+        self.hand_number += 1
+        self.result = None
+        self.stub = len(FULL_DECK)
+        self.reshuffles = 0
+        self.draw_rounds = 0
+        self.betting_rounds = 0
+        for s in self.seats:
+            s.cards = []
+            s.folded = s.busted = s.acted = s.frozen = s.shown = False
+            s.bet = s.committed = s.refusals = s.refusals_in_a_row = 0
+            s.declaration = None
+            s.in_hand = not s.out
+            if s.in_hand:
+                s.stack -= ante
+                s.committed = ante
+        order = [i for i in self.clockwise_from(self.dealer) if self.seats[i].in_hand]
+        self.queue = [seat for _ in self.rules.deal for seat in order]
+        self.deal_faces = [face for face in self.rules.deal for _ in order]
+        self.phase = Phase.DEALING
+
+    def _deal(self, event: CardDealt) -> None:
+        self._expect(Phase.DEALING, action="deal a starting card")
+        seat = self._expect_turn(event.seat, self.queue[0])
+        self._give_card(seat, event.card, self.deal_faces[0])
+        if self.phase is Phase.COMPLETE:
+            return
+        self.queue.pop(0)
+        self.deal_faces.pop(0)
+        if seat.folded:
+            self._drop_from_turns(seat.seat)
+        elif not self.queue:
+            self._after_deal()
+
+    def _give_card(self, seat: SeatState, card: Card | None, face_up: bool) -> None:
+        if face_up and card is None:
+            raise errors.CardError(f"a face-up card to seat {seat.seat} needs its rank and suit")
+        self._check_new_card(card)
+        if self.stub == 0:
+            self._reshuffle_folded()
+        self.stub -= 1
+        seat.cards.append(HeldCard(card, face_up))
+        self._check_bust(seat)
+
+    def _reshuffle_folded(self) -> None:
+        folded = [s for s in self.seats if s.in_hand and s.folded and s.cards]
+        if not folded:
+            raise errors.DeckExhaustedError("the deck is empty and there are no folded cards to reshuffle")
+        for s in folded:
+            self.stub += len(s.cards)
+            s.cards = []
+        self.reshuffles += 1
+
+    def _check_bust(self, seat: SeatState) -> None:
+        """Over-is-bust: a hand whose known cards are over the high target folds at once."""
+        if self.rules.bust and seat.live and is_busted(hand_totals(seat.known_cards, self.rules), self.rules):
+            seat.busted = True
+            self._fold(seat)
+
+    def _after_deal(self) -> None:
+        if self.rules.exposures:
+            self.queue = [i for i in self.clockwise_from(self.dealer) if self.seats[i].live] * self.rules.exposures
+            self.phase = Phase.EXPOSING
+        else:
+            self._start_play()
+
+    def _expose(self, event: CardExposed) -> None:
+        self._expect(Phase.EXPOSING, action="expose a card")
+        seat = self._expect_turn(event.seat, self.queue[0])
+        hidden = [i for i, h in enumerate(seat.cards) if not h.face_up]
+        index = next((i for i in hidden if seat.cards[i].card == event.card), None)
+        if index is None:
+            index = next((i for i in hidden if seat.cards[i].card is None), None)
+            if index is None:
+                raise errors.CardError(f"{event.card} is not one of seat {seat.seat}'s face-down cards")
+            self._check_new_card(event.card)
+        seat.cards[index] = HeldCard(event.card, True)
+        self.queue.pop(0)
+        self._check_bust(seat)
+        if self._hand_over():
+            return
+        self.queue = [i for i in self.queue if self.seats[i].live]
+        if not self.queue:
+            self._start_play()
+
+    def _start_play(self) -> None:
+        if self.rules.betting is BettingStructure.FIXED_PER_TURN:
+            self._start_orbit()
+        else:
+            self._start_betting(final=False)
+
+    # ------------------------------------------------------------------ rounds of betting
+
+    def _can_act(self, s: SeatState) -> bool:
+        return s.live and s.stack > 0
+
+    def _start_betting(self, final: bool) -> None:
+        self.final_round = final
+        self.current_bet = 0
+        self.raises = 0
+        for s in self.seats:
+            s.bet = 0
+            s.acted = False
+        actors = [s for s in self.seats if self._can_act(s)]
+        if len(actors) < 2:
+            self._end_betting()
+            return
+        self.betting_rounds += 1
+        self.phase = Phase.BETTING
+        order = self.clockwise_from(self.dealer)
+        if self.rules.first_bettor is FirstBettor.HIGHEST_EXPOSED:
+            def exposed(i: int) -> int:
+                return max((c.rank.high_order for c in self.seats[i].up_cards), default=0)
+
+            best = max(exposed(s.seat) for s in actors)
+            self.actor = next(i for i in order if self._can_act(self.seats[i]) and exposed(i) == best)
+        else:
+            self.actor = next(i for i in order if self._can_act(self.seats[i]))
+
+    def _next_bettor(self) -> None:
+        assert self.actor is not None
+        for i in self.clockwise_from(self.actor):
+            s = self.seats[i]
+            if self._can_act(s) and (not s.acted or s.bet < self.current_bet):
+                # a lone player with nothing to call has nobody to bet against
+                others = [o for o in self.seats if self._can_act(o) and o is not s]
+                if not others and s.bet >= self.current_bet:
+                    break
+                self.actor = i
+                return
+        self._end_betting()
+
+    def _betting_turn(self, seat: int, action: str) -> SeatState:
+        self._expect(Phase.BETTING, Phase.TURN_BET, Phase.MATCHING, action=action)
+        return self._expect_turn(seat, self.actor)
+
+    def _pay(self, s: SeatState, amount: int) -> None:
+        if amount > s.stack:
+            raise errors.InsufficientChipsError(f"seat {s.seat} ({s.name}) has {s.stack} chips, not {amount}")
+        s.stack -= amount
+        s.bet += amount
+        s.committed += amount
+
+    def _check(self, event: Checked) -> None:
+        s = self._betting_turn(event.seat, "check")
+        if self.phase is Phase.MATCHING:
+            raise errors.IllegalActionError(f"seat {s.seat} must match the bet or fold")
+        if self.phase is Phase.TURN_BET:
+            self._end_turn()
+            return
+        if s.bet < self.current_bet:
+            raise errors.IllegalActionError(
+                f"seat {s.seat} cannot check: {self.current_bet - s.bet} to call"
+            )
+        s.acted = True
+        self._next_bettor()
+
+    def _bet(self, event: BetMade) -> None:
+        s = self._betting_turn(event.seat, "bet")
+        if self.phase is Phase.MATCHING:
+            raise errors.IllegalActionError(f"seat {s.seat} must match the bet or fold")
+        if self.phase is Phase.TURN_BET:
+            self._fixed_bet(s, event.amount)
+            return
+        if self.current_bet > 0:
+            raise errors.IllegalActionError(f"there is already a bet of {self.current_bet}: call, raise or fold")
+        self._check_amount(s, event.amount, needed=event.amount)
+        self._pay(s, event.amount)
+        self.current_bet = s.bet
+        self._reopen(s)
+
+    def _check_amount(self, s: SeatState, amount: int, needed: int) -> None:
+        lo, hi = self.stakes.min_bet, self.stakes.max_bet
+        all_in = needed == s.stack
+        if amount > hi or (amount < lo and not all_in) or amount < 1:
+            raise errors.BetLimitError(f"bets and raises must be {lo}-{hi} chips, not {amount}")
+        if needed > s.stack:
+            raise errors.InsufficientChipsError(
+                f"seat {s.seat} ({s.name}) has {s.stack} chips and cannot put in {needed}"
+            )
+
+    def _reopen(self, s: SeatState) -> None:
+        for other in self.seats:
+            other.acted = other is s
+        self._next_bettor()
+
+    def _call(self, event: Called) -> None:
+        s = self._betting_turn(event.seat, "call")
+        to_call = self.current_bet - s.bet
+        if self.phase is Phase.TURN_BET or to_call <= 0:
+            raise errors.IllegalActionError(f"seat {s.seat} has nothing to call")
+        self._pay(s, min(to_call, s.stack))
+        s.acted = True
+        if self.phase is Phase.MATCHING:
+            self._next_matcher()
+        else:
+            self._next_bettor()
+
+    def _raise(self, event: Raised) -> None:
+        s = self._betting_turn(event.seat, "raise")
+        if self.phase is not Phase.BETTING:
+            raise errors.IllegalActionError("bets are fixed in this game: there are no raises")
+        if self.current_bet == 0:
+            raise errors.IllegalActionError("there is no bet to raise: bet instead")
+        if self.raises >= self.stakes.max_raises:
+            raise errors.BetLimitError(f"the cap of {self.stakes.max_raises} raises this round is reached")
+        to_call = self.current_bet - s.bet
+        self._check_amount(s, event.amount, needed=to_call + event.amount)
+        self._pay(s, to_call + event.amount)
+        self.current_bet = s.bet
+        self.raises += 1
+        self._reopen(s)
+
+    def _fold_action(self, event: Folded) -> None:
+        s = self._betting_turn(event.seat, "fold")
+        if self.phase is Phase.TURN_BET:
+            raise errors.IllegalActionError("bet or pass: there is nothing to fold to")
+        matching = self.phase is Phase.MATCHING
+        self._fold(s)
+        if self.phase is Phase.COMPLETE:
+            return
+        if matching:
+            self._next_matcher()
+        else:
+            self._next_bettor()
+
+    def _fold(self, s: SeatState) -> None:
+        s.folded = True
+        self._hand_over()
+
+    def _hand_over(self) -> bool:
+        """All but one folded: the last player takes the pot at once."""
+        live = self.live_seats
+        if len(live) == 1 and self.phase is not Phase.COMPLETE:
+            self._award(settle(self, uncontested=live[0].seat))
+            return True
+        return False
+
+    def _end_betting(self) -> None:
+        for s in self.seats:
+            s.bet = 0
+        self.current_bet = 0
+        self.actor = None
+        if self.final_round:
+            self._to_showdown()
+        else:
+            self._start_draw_round()
+
+    # ------------------------------------------------------------------ draws
+
+    def _draw_order(self) -> list[int]:
+        return [i for i in self.clockwise_from(self.dealer) if self.seats[i].live and not self.seats[i].frozen]
+
+    def _start_draw_round(self) -> None:
+        self.draw_rounds += 1
+        self.card_taken_this_round = False
+        self.queue = self._draw_order()
+        self.phase = Phase.DRAWING
+        if not self.queue:
+            self._end_draw_round()
+
+    def _draw_turn(self, seat: int, action: str) -> SeatState:
+        self._expect(Phase.DRAWING, Phase.TURN_DRAW, action=action)
+        expected = self.queue[0] if self.phase is Phase.DRAWING else self.actor
+        s = self._expect_turn(seat, expected)
+        if s.frozen:
+            raise errors.FrozenPlayerError(f"seat {seat} ({s.name}) is frozen and may not take cards")
+        return s
+
+    def _take(self, event: CardTaken) -> None:
+        s = self._draw_turn(event.seat, "take a card")
+        self._give_card(s, event.card, self.rules.draws_face_up)
+        s.refusals_in_a_row = 0
+        self.card_taken_this_round = True
+        self._after_draw_decision()
+
+    def _refuse(self, event: CardRefused) -> None:
+        s = self._draw_turn(event.seat, "refuse a card")
+        s.refusals += 1
+        s.refusals_in_a_row += 1
+        limit = self.rules.freeze_after
+        count = s.refusals_in_a_row if self.rules.freeze_consecutive else s.refusals
+        if limit and count >= limit:
+            s.frozen = True
+        self._after_draw_decision()
+
+    def _after_draw_decision(self) -> None:
+        if self.phase is Phase.COMPLETE:
+            return
+        if self.phase is Phase.TURN_DRAW:
+            assert self.actor is not None
+            if self.seats[self.actor].live:
+                self.phase = Phase.TURN_BET
+            else:
+                self._end_turn()
+            return
+        self.queue.pop(0)
+        self.queue = [i for i in self.queue if self.seats[i].live and not self.seats[i].frozen]
+        if not self.queue:
+            self._end_draw_round()
+
+    def _end_draw_round(self) -> None:
+        if self.card_taken_this_round:
+            self._start_betting(final=False)
+        elif self.rules.bet_after_last_draw:
+            self._start_betting(final=True)
+        else:
+            self._to_showdown()
+
+    # ------------------------------------------------------------------ fixed bets per turn
+
+    def _start_orbit(self) -> None:
+        self.draw_rounds += 1
+        self.card_taken_this_round = False
+        self.queue = [i for i in self.clockwise_from(self.dealer) if self.seats[i].live]
+        self._next_turn()
+
+    def _next_turn(self) -> None:
+        while self.queue:
+            seat = self.queue.pop(0)
+            s = self.seats[seat]
+            if not s.live:
+                continue
+            self.actor = seat
+            self.current_bet = 0
+            for other in self.seats:
+                other.bet = 0
+            self.phase = Phase.TURN_BET if s.frozen else Phase.TURN_DRAW
+            return
+        self.actor = None
+        if self.card_taken_this_round:
+            self._start_orbit()
+        else:
+            self._to_showdown()
+
+    def _end_turn(self) -> None:
+        for s in self.seats:
+            s.bet = 0
+        self.current_bet = 0
+        self._next_turn()
+
+    def _fixed_bet(self, s: SeatState, amount: int) -> None:
+        fixed = self.stakes.ante
+        if amount != fixed:
+            raise errors.BetLimitError(f"the bet is fixed at {fixed} chips, not {amount}")
+        if s.stack == 0:
+            raise errors.InsufficientChipsError(f"seat {s.seat} ({s.name}) has no chips to bet")
+        self._pay(s, min(amount, s.stack))
+        self.current_bet = amount
+        self.matchers = [i for i in self.clockwise_from(s.seat) if i != s.seat and self._can_act(self.seats[i])]
+        self.turn_owner = s.seat
+        self.phase = Phase.MATCHING
+        self._next_matcher()
+
+    def _next_matcher(self) -> None:
+        if self.phase is Phase.COMPLETE:
+            return
+        while self.matchers:
+            seat = self.matchers.pop(0)
+            if self._can_act(self.seats[seat]):
+                self.actor = seat
+                return
+        self.phase = Phase.TURN_BET
+        self.actor = self.turn_owner
+        self.turn_owner = None
+        self._end_turn()
+
+    # ------------------------------------------------------------------ declaring and showdown
+
+    def _to_showdown(self) -> None:
+        self.actor = None
+        if self._hand_over():
+            return
+        order = [i for i in self.clockwise_from(self.dealer) if self.seats[i].live]
+        if self.rules.declaration:
+            self.queue = order
+            self.phase = Phase.DECLARING
+        else:
+            self._start_showdown()
+
+    def _declare(self, event: Declared) -> None:
+        self._expect(Phase.DECLARING, action="declare")
+        s = self._seat(event.seat)
+        if not s.live:
+            raise errors.IllegalActionError(f"seat {s.seat} ({s.name}) is not in the hand")
+        if s.declaration is not None:
+            raise errors.IllegalActionError(f"seat {s.seat} ({s.name}) has already declared")
+        s.declaration = event.declaration
+        self.queue.remove(s.seat)
+        if not self.queue:
+            self._start_showdown()
+
+    def _start_showdown(self) -> None:
+        self.phase = Phase.SHOWDOWN
+        self.queue = [i for i in self.clockwise_from(self.dealer) if self.seats[i].live and self.seats[i].unknown_count]
+        if not self.queue:
+            self._score()
+
+    def _reveal(self, s: SeatState, cards: Iterable[Card]) -> None:
+        shown = list(cards)
+        hidden = [i for i, h in enumerate(s.cards) if not h.face_up]
+        if len(shown) != len(hidden):
+            raise errors.CardError(
+                f"seat {s.seat} ({s.name}) has {len(hidden)} face-down cards, not {len(shown)}"
+            )
+        if len(set(shown)) != len(shown):
+            raise errors.CardError("the same card is shown twice")
+        known = [s.cards[i].card for i in hidden if s.cards[i].card is not None]
+        for card in known:
+            if card not in shown:
+                raise errors.CardError(f"seat {s.seat} was dealt {card} face down, which is not among the shown cards")
+        others = self.cards_in_play() - set(known)
+        for card in shown:
+            if card in others:
+                raise errors.CardError(f"{card} is already on the table")
+        for i, card in zip(hidden, shown, strict=True):
+            s.cards[i] = HeldCard(card, False)
+        s.shown = True
+
+    def _show(self, event: HandShown) -> None:
+        self._expect(Phase.SHOWDOWN, action="show a hand")
+        s = self._seat(event.seat)
+        if s.seat not in self.queue:
+            raise errors.IllegalActionError(f"seat {s.seat} ({s.name}) has nothing to show")
+        self._reveal(s, event.cards)
+        self.queue.remove(s.seat)
+        if not self.queue:
+            self._score()
+
+    def _bust_shown(self, event: BustShown) -> None:
+        if not self.rules.bust:
+            raise errors.IllegalActionError("these rules have no bust: a player over the target stays in")
+        if self.phase in (Phase.WAITING, Phase.COMPLETE, Phase.FINISHED, Phase.SHOWDOWN):
+            raise errors.WrongPhaseError(f"cannot show a bust now: the hand is {self.phase.value}")
+        s = self._seat(event.seat)
+        if not s.live:
+            raise errors.IllegalActionError(f"seat {s.seat} ({s.name}) is not in the hand")
+        self._reveal(s, event.cards)
+        if not is_busted(hand_totals(s.known_cards, self.rules), self.rules):
+            raise errors.IllegalActionError(f"seat {s.seat} ({s.name}) is not over {self.rules.targets[1]}")
+        s.busted = True
+        self._fold(s)
+        if self.phase is not Phase.COMPLETE:
+            self._drop_from_turns(s.seat)
+
+    def _drop_from_turns(self, seat: int) -> None:
+        """A player folded out of turn (a bust): move on if it was their decision."""
+        if seat in self.queue and self.phase is not Phase.DEALING:
+            first = self.queue[0] == seat
+            self.queue.remove(seat)
+            if first and not self.queue:
+                if self.phase is Phase.DRAWING:
+                    self._end_draw_round()
+                elif self.phase is Phase.DECLARING:
+                    self._start_showdown()
+                elif self.phase is Phase.EXPOSING:
+                    self._start_play()
+        elif self.phase is Phase.DEALING:
+            faces = [f for q, f in zip(self.queue, self.deal_faces, strict=True) if q != seat]
+            self.queue = [q for q in self.queue if q != seat]
+            self.deal_faces = faces
+            if not self.queue:
+                self._after_deal()
+        elif self.actor == seat:
+            if self.phase is Phase.BETTING:
+                self._next_bettor()
+            elif self.phase is Phase.MATCHING:
+                self._next_matcher()
+            elif self.phase in (Phase.TURN_DRAW, Phase.TURN_BET):
+                self._end_turn()
+
+    def _score(self) -> None:
+        self._award(settle(self))
+
+    def _award(self, result: HandResult) -> None:
+        for seat, chips in result.awards.items():
+            self.seats[seat].stack += chips
+        for s in self.seats:
+            s.committed = 0
+            s.bet = 0
+        self.result = result
+        self.queue = []
+        self.actor = None
+        self.phase = Phase.COMPLETE
+        if sum(1 for s in self.seats if s.stack >= max(self.stakes.ante, 1)) < 2:
+            self.phase = Phase.FINISHED
+
+    # ------------------------------------------------------------------ corrections
+
+    def _correct(self, event: CardCorrected) -> None:
+        if self.phase in (Phase.WAITING, Phase.COMPLETE, Phase.FINISHED):
+            raise errors.WrongPhaseError("cards can be corrected only during a hand; undo to change a finished one")
+        s = self._seat(event.seat)
+        if not 0 <= event.index < len(s.cards):
+            raise errors.CardError(f"seat {s.seat} ({s.name}) has no card number {event.index + 1}")
+        old = s.cards[event.index]
+        if event.card != old.card:
+            self._check_new_card(event.card)
+        s.cards[event.index] = HeldCard(event.card, old.face_up)
+        self._check_bust(s)
+        if self.phase is not Phase.COMPLETE and s.folded:
+            self._drop_from_turns(s.seat)
+
+
+_HANDLERS = {
+    HandStarted: TableState._start_hand,
+    CardDealt: TableState._deal,
+    CardExposed: TableState._expose,
+    CardTaken: TableState._take,
+    CardRefused: TableState._refuse,
+    Checked: TableState._check,
+    BetMade: TableState._bet,
+    Called: TableState._call,
+    Raised: TableState._raise,
+    Folded: TableState._fold_action,
+    Declared: TableState._declare,
+    HandShown: TableState._show,
+    BustShown: TableState._bust_shown,
+    CardCorrected: TableState._correct,
+}
+
+
+def fold_events(events: Iterable[Event]) -> TableState:
+    """Rebuild a state from a session's events (the first must be ``SessionStarted``)."""
+    iterator = iter(events)
+    first = next(iterator, None)
+    if not isinstance(first, SessionStarted):
+        raise errors.SessionError("a session's events must begin with SessionStarted")
+    state = TableState(first)
+    for event in iterator:
+        state._apply(event)
+    return state
