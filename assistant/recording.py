@@ -76,7 +76,7 @@ def replay_summaries(events: list[Event]) -> list[dict[str, Any]]:
     try:
         state = fold_events(events[:1])
         for event in events[1:]:
-            state.apply(event)
+            state.advance(event)
             if state.phase in (Phase.COMPLETE, Phase.FINISHED) and state.result is not None and (
                 not summaries or summaries[-1]["hand"] != state.hand_number
             ):

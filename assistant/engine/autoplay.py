@@ -125,7 +125,8 @@ def play_hand(session: Session, deck: TableDeck, rng: random.Random, hide_face_d
             elif d.to_call:
                 session.call(seat)
             elif d.can_bet and r < 0.3:
-                session.bet(seat, rng.randint(d.min_bet, min(d.max_bet, state.seats[seat].stack)) if d.min_bet <= state.seats[seat].stack else state.seats[seat].stack)
+                stack = state.seats[seat].stack
+                session.bet(seat, rng.randint(d.min_bet, min(d.max_bet, stack)) if d.min_bet <= stack else stack)
             else:
                 session.check(seat)
         elif d.kind is DecisionKind.MATCH:

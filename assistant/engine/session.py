@@ -114,7 +114,11 @@ class Session:
         """Check and apply one event; raise and change nothing when it is illegal."""
         if isinstance(event, SessionStarted):
             raise errors.SessionError("a session is started only once")
-        self._state.apply(event)
+        try:
+            self._state.advance(event)
+        except BaseException:
+            self._state = fold_events(self._events)
+            raise
         self._events.append(event)
         self._notify(event)
         return event

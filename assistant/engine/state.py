@@ -180,6 +180,11 @@ class TableState:
         return sum(s.committed for s in self.seats)
 
     @property
+    def hand_done(self) -> bool:
+        """The pot of the current hand has been divided."""
+        return self.phase in (Phase.COMPLETE, Phase.FINISHED)
+
+    @property
     def live_seats(self) -> list[SeatState]:
         return [s for s in self.seats if s.live]
 
@@ -221,7 +226,7 @@ class TableState:
         if phase is Phase.MATCHING:
             return Decision(DecisionKind.MATCH, seat.seat, to_call=to_call)
         if phase is Phase.TURN_BET:
-            fixed = self.stakes.ante
+            fixed = self.fixed_bet
             return Decision(
                 DecisionKind.BET, seat.seat, can_check=True, can_bet=seat.stack > 0,
                 min_bet=fixed, max_bet=fixed,
@@ -247,10 +252,12 @@ class TableState:
     def apply(self, event: Event) -> None:
         """Apply one event, or raise without changing anything."""
         trial = self.copy()
-        trial._apply(event)
+        trial.advance(event)
         self.__dict__.update(trial.__dict__)
 
-    def _apply(self, event: Event) -> None:
+    def advance(self, event: Event) -> None:
+        """Apply one event in place. On an error the state may be half changed, so
+        callers that keep going rebuild it from the events (as :class:`Session` does)."""
         handler = _HANDLERS.get(type(event))
         if handler is None:
             raise errors.SessionError(f"{type(event).__name__} cannot be applied to a session in progress")
@@ -317,7 +324,7 @@ class TableState:
         self._expect(Phase.DEALING, action="deal a starting card")
         seat = self._expect_turn(event.seat, self.queue[0])
         self._give_card(seat, event.card, self.deal_faces[0])
-        if self.phase is Phase.COMPLETE:
+        if self.hand_done:
             return
         self.queue.pop(0)
         self.deal_faces.pop(0)
@@ -329,9 +336,9 @@ class TableState:
     def _give_card(self, seat: SeatState, card: Card | None, face_up: bool) -> None:
         if face_up and card is None:
             raise errors.CardError(f"a face-up card to seat {seat.seat} needs its rank and suit")
-        self._check_new_card(card)
         if self.stub == 0:
             self._reshuffle_folded()
+        self._check_new_card(card)
         self.stub -= 1
         seat.cards.append(HeldCard(card, face_up))
         self._check_bust(seat)
@@ -511,7 +518,7 @@ class TableState:
             raise errors.IllegalActionError("bet or pass: there is nothing to fold to")
         matching = self.phase is Phase.MATCHING
         self._fold(s)
-        if self.phase is Phase.COMPLETE:
+        if self.hand_done:
             return
         if matching:
             self._next_matcher()
@@ -525,7 +532,7 @@ class TableState:
     def _hand_over(self) -> bool:
         """All but one folded: the last player takes the pot at once."""
         live = self.live_seats
-        if len(live) == 1 and self.phase is not Phase.COMPLETE:
+        if len(live) == 1 and not self.hand_done:
             self._award(settle(self, uncontested=live[0].seat))
             return True
         return False
@@ -555,11 +562,12 @@ class TableState:
 
     def _draw_turn(self, seat: int, action: str) -> SeatState:
         self._expect(Phase.DRAWING, Phase.TURN_DRAW, action=action)
+        if self._seat(seat).frozen:
+            raise errors.FrozenPlayerError(
+                f"seat {seat} ({self.seats[seat].name}) is frozen and may not take cards"
+            )
         expected = self.queue[0] if self.phase is Phase.DRAWING else self.actor
-        s = self._expect_turn(seat, expected)
-        if s.frozen:
-            raise errors.FrozenPlayerError(f"seat {seat} ({s.name}) is frozen and may not take cards")
-        return s
+        return self._expect_turn(seat, expected)
 
     def _take(self, event: CardTaken) -> None:
         s = self._draw_turn(event.seat, "take a card")
@@ -579,7 +587,7 @@ class TableState:
         self._after_draw_decision()
 
     def _after_draw_decision(self) -> None:
-        if self.phase is Phase.COMPLETE:
+        if self.hand_done:
             return
         if self.phase is Phase.TURN_DRAW:
             assert self.actor is not None
@@ -633,13 +641,18 @@ class TableState:
         self.current_bet = 0
         self._next_turn()
 
+    @property
+    def fixed_bet(self) -> int:
+        """The one bet of the fixed-per-turn structure: the ante (or the minimum bet)."""
+        return self.stakes.ante or self.stakes.min_bet
+
     def _fixed_bet(self, s: SeatState, amount: int) -> None:
-        fixed = self.stakes.ante
-        if amount != fixed:
-            raise errors.BetLimitError(f"the bet is fixed at {fixed} chips, not {amount}")
+        fixed = self.fixed_bet
         if s.stack == 0:
             raise errors.InsufficientChipsError(f"seat {s.seat} ({s.name}) has no chips to bet")
-        self._pay(s, min(amount, s.stack))
+        if amount != fixed and not (amount == s.stack < fixed):
+            raise errors.BetLimitError(f"the bet is fixed at {fixed} chips, not {amount}")
+        self._pay(s, amount)
         self.current_bet = amount
         self.matchers = [i for i in self.clockwise_from(s.seat) if i != s.seat and self._can_act(self.seats[i])]
         self.turn_owner = s.seat
@@ -647,7 +660,7 @@ class TableState:
         self._next_matcher()
 
     def _next_matcher(self) -> None:
-        if self.phase is Phase.COMPLETE:
+        if self.hand_done:
             return
         while self.matchers:
             seat = self.matchers.pop(0)
@@ -734,7 +747,7 @@ class TableState:
             raise errors.IllegalActionError(f"seat {s.seat} ({s.name}) is not over {self.rules.targets[1]}")
         s.busted = True
         self._fold(s)
-        if self.phase is not Phase.COMPLETE:
+        if not self.hand_done:
             self._drop_from_turns(s.seat)
 
     def _drop_from_turns(self, seat: int) -> None:
@@ -792,7 +805,7 @@ class TableState:
             self._check_new_card(event.card)
         s.cards[event.index] = HeldCard(event.card, old.face_up)
         self._check_bust(s)
-        if self.phase is not Phase.COMPLETE and s.folded:
+        if not self.hand_done and s.folded:
             self._drop_from_turns(s.seat)
 
 
@@ -822,5 +835,5 @@ def fold_events(events: Iterable[Event]) -> TableState:
         raise errors.SessionError("a session's events must begin with SessionStarted")
     state = TableState(first)
     for event in iterator:
-        state._apply(event)
+        state.advance(event)
     return state
