@@ -59,6 +59,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CommandError as error:
         print(f"dealer-assistant {args.command}: error: {error}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # output piped into head or a closed pager
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:
         print(f"dealer-assistant {args.command}: interrupted", file=sys.stderr)
         return 130

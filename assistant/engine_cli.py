@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-BUNDLED_RECORDING = Path(__file__).resolve().parent.parent / "fixtures" / "sessions" / "seven-twenty-seven.json"
+BUNDLED_RECORDING = (
+    Path(__file__).resolve().parent.parent / "fixtures" / "sessions" / "seven-twenty-seven.json"
+)
 
 
 def register(subparsers: Any) -> None:
@@ -20,17 +22,26 @@ def register(subparsers: Any) -> None:
     score.set_defaults(func=_score)
 
     value = subparsers.add_parser("value", help="what a hand is worth under a rule set")
-    value.add_argument("cards", nargs="+", help="cards such as 5h Ad As (ranks A 2-10 T J Q K, suits c d h s)")
+    value.add_argument(
+        "cards", nargs="+", help="cards such as 5h Ad As (ranks A 2-10 T J Q K, suits c d h s)"
+    )
     value.add_argument("--rules", default="seven-twenty-seven", help="rules preset (default: %(default)s)")
-    value.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                       help="a house-rule switch, e.g. bust=true or faces=half-or-ten (repeatable)")
+    value.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a house-rule switch, e.g. bust=true or faces=half-or-ten (repeatable)",
+    )
     value.add_argument("--json", action="store_true", help="print JSON")
     value.set_defaults(func=_value)
 
     rules = subparsers.add_parser("rules", help="list the rules presets and their switches")
     rules.set_defaults(func=_rules)
 
-    play = subparsers.add_parser("play-recording", help="replay a recorded session (events JSON) through the engine")
+    play = subparsers.add_parser(
+        "play-recording", help="replay a recorded session (events JSON) through the engine"
+    )
     play.add_argument("recording", type=Path)
     play.add_argument("--json", type=Path, metavar="OUT", help="also write every hand's result as JSON")
     play.set_defaults(func=_play_recording)
@@ -115,12 +126,13 @@ def _value(args: argparse.Namespace) -> int:
     if value.busted:
         print(f"  bust: over {high} whatever the cards count")
     for target, name in ((low, "low"), (high, "high")):
-        better = [g for g in gains if (g.improves_low if name == "low" else g.improves_high) and not g.busts]
+        better = [
+            (g.rank.symbol, g.best_low if name == "low" else g.best_high)
+            for g in gains
+            if (g.improves_low if name == "low" else g.improves_high) and not g.busts
+        ]
         if better:
-            listed = ", ".join(
-                f"{g.rank.symbol} ({format_points(g.best_low if name == 'low' else g.best_high or 0)})"
-                for g in better
-            )
+            listed = ", ".join(f"{symbol} ({show(best)})" for symbol, best in better)
             print(f"  one more card that improves it for {target}: {listed}")
         else:
             print(f"  no single card improves it for {target}")
@@ -137,6 +149,13 @@ def _rules(args: argparse.Namespace) -> int:
     return 0
 
 
+def _points(value: float | None) -> str:
+    if value is None:
+        return "over"
+    whole = int(value)
+    return f"{whole}½" if value != whole else str(whole)
+
+
 def _print_hands(summaries: list[dict[str, Any]], names: list[str]) -> None:
     for hand in summaries:
         awards = ", ".join(f"{names[int(seat)]} +{chips}" for seat, chips in hand["awards"].items() if chips)
@@ -147,7 +166,7 @@ def _print_hands(summaries: list[dict[str, Any]], names: list[str]) -> None:
                 declared = f", declared {player['declare']}" if "declare" in player else ""
                 print(
                     f"    {names[player['seat']]:<10} {' '.join(player['cards']):<24}"
-                    f" low {player['low']}  high {player['high']}{declared}"
+                    f" low {_points(player['low'])}  high {_points(player['high'])}{declared}"
                 )
         elif "uncontested" in hand:
             print(f"    everyone else folded: {names[hand['uncontested']]} takes it")

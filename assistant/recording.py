@@ -65,20 +65,24 @@ def hand_summary(state: TableState) -> dict[str, Any]:
             for seat in result.pots[0].seats
         ]
         main = result_to_json(state.rules, result.main, hands)
-        summary["showdown"] = {k: main[k] for k in ("low_winners", "high_winners", "naturals", "eliminated", "players")}
+        summary["showdown"] = {
+            k: main[k] for k in ("low_winners", "high_winners", "naturals", "eliminated", "players")
+        }
         summary["side_pots"] = [{"amount": p.amount, "seats": list(p.seats)} for p in result.pots[1:]]
     return summary
 
 
 def replay_summaries(events: list[Event]) -> list[dict[str, Any]]:
     """Replay a recording; one summary per hand that finished."""
-    summaries = []
+    summaries: list[dict[str, Any]] = []
     try:
         state = fold_events(events[:1])
         for event in events[1:]:
             state.advance(event)
-            if state.phase in (Phase.COMPLETE, Phase.FINISHED) and state.result is not None and (
-                not summaries or summaries[-1]["hand"] != state.hand_number
+            if (
+                state.phase in (Phase.COMPLETE, Phase.FINISHED)
+                and state.result is not None
+                and (not summaries or summaries[-1]["hand"] != state.hand_number)
             ):
                 summaries.append(hand_summary(state))
     except IllegalActionError as error:

@@ -8,10 +8,10 @@ This is what ``dealer-assistant score`` reads and writes, and what replays repor
 >>> out["awards"]
 {'1': 0, '2': 20, '3': 11, '4': 10}
 >>> score_request({"rules": "seven-twenty-seven", "pot": 2, "dealer_seat": 0,
-...                "players": [{"seat": 1, "cards": ["Zz"]}]})
+...                "players": [{"seat": 1, "cards": ["Zz"]}]})  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-assistant.scoring.ScoringInputError: players[0]: unknown card 'Zz': expected a rank (A, 2-10 or T, J, Q, K) then a suit (c, d, h, s)
+assistant.scoring.ScoringInputError: players[0]: unknown card 'Zz': expected a rank ...
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def parse_request(data: Any) -> tuple[Rules, int, int, list[ShowdownHand]]:
         seat = _int(player.get("seat"), f"{where}.seat")
         cards = player.get("cards")
         if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
-            raise ScoringInputError(f"{where}.cards must be a list of cards such as \"Ah\"")
+            raise ScoringInputError(f'{where}.cards must be a list of cards such as "Ah"')
         try:
             parsed = tuple(parse_card(c) for c in cards)
         except UnknownCardError as error:

@@ -112,7 +112,9 @@ class SessionStore:
             try:
                 events.append(event_from_dict(json.loads(payload)))
             except (json.JSONDecodeError, HistoryError) as error:
-                raise StoreError(f"event {seq} of session {session_id} in {self.path} is damaged: {error}") from None
+                raise StoreError(
+                    f"event {seq} of session {session_id} in {self.path} is damaged: {error}"
+                ) from None
         return events
 
     def resume(self, session_id: int | None = None) -> Session:

@@ -60,14 +60,12 @@ def _wants_card(cards: Sequence[Card], rules: Rules, rng: random.Random) -> bool
     """Take a card while some target is still well above the hand's total."""
     value = value_hand(cards, rules)
     room = [
-        target_halves(rules, target) - best
-        for target in Target
-        if (best := value.best(target)) is not None
+        target_halves(rules, target) - best for target in Target if (best := value.best(target)) is not None
     ]
     if not room or max(room) <= 0:
         return False
     wide_open = max(room) > 8 and min(abs(r) for r in room) > 3
-    return wide_open and rng.random() < 0.85 or rng.random() < 0.08
+    return (wide_open and rng.random() < 0.85) or rng.random() < 0.08
 
 
 def _declaration(cards: Sequence[Card], rules: Rules) -> Declaration:
@@ -76,7 +74,11 @@ def _declaration(cards: Sequence[Card], rules: Rules) -> Declaration:
         return Declaration.BOTH
     low = _distance(cards, rules, Target.LOW)
     high = _distance(cards, rules, Target.HIGH)
-    return Declaration.LOW if low * target_halves(rules, Target.HIGH) < high * target_halves(rules, Target.LOW) * 2 else Declaration.HIGH
+    return (
+        Declaration.LOW
+        if low * target_halves(rules, Target.HIGH) < high * target_halves(rules, Target.LOW) * 2
+        else Declaration.HIGH
+    )
 
 
 def play_hand(session: Session, deck: TableDeck, rng: random.Random, hide_face_down: bool = True) -> None:
@@ -106,12 +108,22 @@ def play_hand(session: Session, deck: TableDeck, rng: random.Random, hide_face_d
             else:
                 session.take(seat, shown)
             s = session.state.seats[seat]
-            if rules.bust and s.live and deck.hidden.get(seat) and value_hand(_hand(session, deck, seat), rules).busted:
+            if (
+                rules.bust
+                and s.live
+                and deck.hidden.get(seat)
+                and value_hand(_hand(session, deck, seat), rules).busted
+            ):
                 session.show_bust(seat, deck.hidden.pop(seat))
         elif d.kind is DecisionKind.EXPOSE:
             hidden = deck.hidden.get(seat, [])
             if hidden:
-                card = max(hidden, key=lambda c: (c.rank.high_order, c.suit.value) if rng.random() < 0.5 else (rng.random(), ""))
+                card = max(
+                    hidden,
+                    key=lambda c: (
+                        (c.rank.high_order, c.suit.value) if rng.random() < 0.5 else (rng.random(), "")
+                    ),
+                )
                 hidden.remove(card)
             else:
                 card = next(c for c in state.seats[seat].known_cards if True)
@@ -119,14 +131,18 @@ def play_hand(session: Session, deck: TableDeck, rng: random.Random, hide_face_d
         elif d.kind is DecisionKind.BET:
             r = rng.random()
             if d.can_raise and r < 0.15:
-                session.raise_(seat, rng.randint(d.min_bet, min(d.max_bet, state.seats[seat].stack - d.to_call)))
+                session.raise_(
+                    seat, rng.randint(d.min_bet, min(d.max_bet, state.seats[seat].stack - d.to_call))
+                )
             elif d.to_call and r < 0.15:
                 session.fold(seat)
             elif d.to_call:
                 session.call(seat)
             elif d.can_bet and r < 0.3:
                 stack = state.seats[seat].stack
-                session.bet(seat, rng.randint(d.min_bet, min(d.max_bet, stack)) if d.min_bet <= stack else stack)
+                session.bet(
+                    seat, rng.randint(d.min_bet, min(d.max_bet, stack)) if d.min_bet <= stack else stack
+                )
             else:
                 session.check(seat)
         elif d.kind is DecisionKind.MATCH:

@@ -9,10 +9,10 @@ rule texts, and every house-rule switch can be set on any preset with
 ('seven-twenty-seven', (7, 27), False)
 >>> rules.with_options(bust=True, freeze_after=2).freeze_after
 2
->>> preset("nine-ninety")
+>>> preset("nine-ninety")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-assistant.engine.rules.RulesError: unknown rules preset 'nine-ninety'; known: seven-twenty-seven, online-seven-twenty-seven, under-seven-twenty-seven, over-seven-twenty-seven, fifteen-thirty-five
+assistant.engine.rules.RulesError: unknown rules preset 'nine-ninety'; known: seven-twenty-seven, ...
 """
 
 from __future__ import annotations
@@ -91,17 +91,13 @@ class Rules:
         if not self.deal:
             raise RulesError("the deal must give each player at least one card")
         if not 0 <= self.exposures <= self.deal.count(False):
-            raise RulesError(
-                f"cannot expose {self.exposures} of {self.deal.count(False)} face-down cards"
-            )
+            raise RulesError(f"cannot expose {self.exposures} of {self.deal.count(False)} face-down cards")
         if self.freeze_after < 0:
             raise RulesError(f"freeze_after must be 0 (never) or more, not {self.freeze_after}")
         if self.freeze_consecutive and self.freeze_after == 0:
             raise RulesError("freeze_consecutive needs freeze_after of at least 1")
         if self.under_beats_over and self.tie not in (TiePolicy.SPLIT, TiePolicy.LOW):
-            raise RulesError(
-                f"under_beats_over contradicts the tie policy {self.tie.value!r}: choose one"
-            )
+            raise RulesError(f"under_beats_over contradicts the tie policy {self.tie.value!r}: choose one")
 
     @property
     def equal_distance(self) -> TiePolicy:

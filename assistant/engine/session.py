@@ -135,9 +135,7 @@ class Session:
         if steps < 1:
             raise errors.SessionError("undo needs at least one step")
         if steps > len(self._events) - 1:
-            raise errors.SessionError(
-                f"cannot undo {steps} steps: only {len(self._events) - 1} to undo"
-            )
+            raise errors.SessionError(f"cannot undo {steps} steps: only {len(self._events) - 1} to undo")
         removed = tuple(self._events[-steps:])
         del self._events[-steps:]
         self._state = fold_events(self._events)

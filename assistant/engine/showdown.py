@@ -105,9 +105,7 @@ def _add(awards: dict[int, int], shares: dict[int, int]) -> None:
         awards[seat] = awards.get(seat, 0) + chips
 
 
-def score_showdown(
-    rules: Rules, pot: int, dealer_seat: int, hands: Sequence[ShowdownHand]
-) -> ShowdownResult:
+def score_showdown(rules: Rules, pot: int, dealer_seat: int, hands: Sequence[ShowdownHand]) -> ShowdownResult:
     """Score a showdown between the players still in and divide ``pot``.
 
     >>> from assistant.engine.cards import parse_cards
@@ -136,14 +134,10 @@ def score_showdown(
     for hand in hands:
         if rules.declaration:
             if hand.declaration is None:
-                raise ShowdownError(
-                    f"seat {hand.seat} has no declaration, which {rules.name} requires"
-                )
+                raise ShowdownError(f"seat {hand.seat} has no declaration, which {rules.name} requires")
             declarations[hand.seat] = hand.declaration
         elif hand.declaration is not None:
-            raise ShowdownError(
-                f"seat {hand.seat} declared, but these rules have no declaration"
-            )
+            raise ShowdownError(f"seat {hand.seat} declared, but these rules have no declaration")
 
     values = {hand.seat: value_hand(hand.cards, rules) for hand in hands}
     awards = {seat: 0 for seat in seat_order(seats, dealer_seat)}
@@ -151,8 +145,12 @@ def score_showdown(
 
     def result(**kwargs: object) -> ShowdownResult:
         return ShowdownResult(
-            pot=pot, values=values, awards=awards, naturals=naturals,
-            declarations=declarations, **kwargs,  # type: ignore[arg-type]
+            pot=pot,
+            values=values,
+            awards=awards,
+            naturals=naturals,
+            declarations=declarations,
+            **kwargs,  # type: ignore[arg-type]
         )
 
     if len(hands) == 1:
@@ -165,9 +163,9 @@ def score_showdown(
     def contenders(target: Target, out: Iterable[int] = ()) -> list[int]:
         excluded = set(out)
         return [
-            seat for seat in seats
-            if seat not in excluded
-            and (not rules.declaration or declarations[seat].covers(target))
+            seat
+            for seat in seats
+            if seat not in excluded and (not rules.declaration or declarations[seat].covers(target))
         ]
 
     eliminated: list[int] = []
@@ -191,6 +189,4 @@ def score_showdown(
     else:
         _add(awards, divide(pot, seats, dealer_seat))
         note = "nobody may win either half: the pot is shared by everyone in the showdown"
-    return result(
-        low_winners=low, high_winners=high, eliminated=tuple(sorted(eliminated)), note=note
-    )
+    return result(low_winners=low, high_winners=high, eliminated=tuple(sorted(eliminated)), note=note)

@@ -9,9 +9,10 @@ was. :attr:`TableState.decision` answers whose decision it is now, whatever the 
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
 from assistant.engine import errors
 from assistant.engine.cards import FULL_DECK, Card
@@ -214,8 +215,8 @@ class TableState:
         if phase is Phase.EXPOSING:
             return Decision(DecisionKind.EXPOSE, self.queue[0])
         if phase in (Phase.DRAWING, Phase.TURN_DRAW):
-            seat = self.queue[0] if phase is Phase.DRAWING else self.actor
-            return Decision(DecisionKind.DRAW, seat, face_up=self.rules.draws_face_up)
+            drawer = self.queue[0] if phase is Phase.DRAWING else self.actor
+            return Decision(DecisionKind.DRAW, drawer, face_up=self.rules.draws_face_up)
         if phase is Phase.DECLARING:
             return Decision(DecisionKind.DECLARE, self.queue[0])
         if phase is Phase.SHOWDOWN:
@@ -228,8 +229,12 @@ class TableState:
         if phase is Phase.TURN_BET:
             fixed = self.fixed_bet
             return Decision(
-                DecisionKind.BET, seat.seat, can_check=True, can_bet=seat.stack > 0,
-                min_bet=fixed, max_bet=fixed,
+                DecisionKind.BET,
+                seat.seat,
+                can_check=True,
+                can_bet=seat.stack > 0,
+                min_bet=fixed,
+                max_bet=fixed,
             )
         raises_left = max(0, self.stakes.max_raises - self.raises)
         return Decision(
@@ -360,7 +365,9 @@ class TableState:
 
     def _after_deal(self) -> None:
         if self.rules.exposures:
-            self.queue = [i for i in self.clockwise_from(self.dealer) if self.seats[i].live] * self.rules.exposures
+            self.queue = [
+                i for i in self.clockwise_from(self.dealer) if self.seats[i].live
+            ] * self.rules.exposures
             self.phase = Phase.EXPOSING
         else:
             self._start_play()
@@ -410,6 +417,7 @@ class TableState:
         self.phase = Phase.BETTING
         order = self.clockwise_from(self.dealer)
         if self.rules.first_bettor is FirstBettor.HIGHEST_EXPOSED:
+
             def exposed(i: int) -> int:
                 return max((c.rank.high_order for c in self.seats[i].up_cards), default=0)
 
@@ -450,9 +458,7 @@ class TableState:
             self._end_turn()
             return
         if s.bet < self.current_bet:
-            raise errors.IllegalActionError(
-                f"seat {s.seat} cannot check: {self.current_bet - s.bet} to call"
-            )
+            raise errors.IllegalActionError(f"seat {s.seat} cannot check: {self.current_bet - s.bet} to call")
         s.acted = True
         self._next_bettor()
 
@@ -464,7 +470,9 @@ class TableState:
             self._fixed_bet(s, event.amount)
             return
         if self.current_bet > 0:
-            raise errors.IllegalActionError(f"there is already a bet of {self.current_bet}: call, raise or fold")
+            raise errors.IllegalActionError(
+                f"there is already a bet of {self.current_bet}: call, raise or fold"
+            )
         self._check_amount(s, event.amount, needed=event.amount)
         self._pay(s, event.amount)
         self.current_bet = s.bet
@@ -550,7 +558,9 @@ class TableState:
     # ------------------------------------------------------------------ draws
 
     def _draw_order(self) -> list[int]:
-        return [i for i in self.clockwise_from(self.dealer) if self.seats[i].live and not self.seats[i].frozen]
+        return [
+            i for i in self.clockwise_from(self.dealer) if self.seats[i].live and not self.seats[i].frozen
+        ]
 
     def _start_draw_round(self) -> None:
         self.draw_rounds += 1
@@ -654,7 +664,9 @@ class TableState:
             raise errors.BetLimitError(f"the bet is fixed at {fixed} chips, not {amount}")
         self._pay(s, amount)
         self.current_bet = amount
-        self.matchers = [i for i in self.clockwise_from(s.seat) if i != s.seat and self._can_act(self.seats[i])]
+        self.matchers = [
+            i for i in self.clockwise_from(s.seat) if i != s.seat and self._can_act(self.seats[i])
+        ]
         self.turn_owner = s.seat
         self.phase = Phase.MATCHING
         self._next_matcher()
@@ -699,7 +711,9 @@ class TableState:
 
     def _start_showdown(self) -> None:
         self.phase = Phase.SHOWDOWN
-        self.queue = [i for i in self.clockwise_from(self.dealer) if self.seats[i].live and self.seats[i].unknown_count]
+        self.queue = [
+            i for i in self.clockwise_from(self.dealer) if self.seats[i].live and self.seats[i].unknown_count
+        ]
         if not self.queue:
             self._score()
 
@@ -715,7 +729,9 @@ class TableState:
         known = [s.cards[i].card for i in hidden if s.cards[i].card is not None]
         for card in known:
             if card not in shown:
-                raise errors.CardError(f"seat {s.seat} was dealt {card} face down, which is not among the shown cards")
+                raise errors.CardError(
+                    f"seat {s.seat} was dealt {card} face down, which is not among the shown cards"
+                )
         others = self.cards_in_play() - set(known)
         for card in shown:
             if card in others:
@@ -796,7 +812,9 @@ class TableState:
 
     def _correct(self, event: CardCorrected) -> None:
         if self.phase in (Phase.WAITING, Phase.COMPLETE, Phase.FINISHED):
-            raise errors.WrongPhaseError("cards can be corrected only during a hand; undo to change a finished one")
+            raise errors.WrongPhaseError(
+                "cards can be corrected only during a hand; undo to change a finished one"
+            )
         s = self._seat(event.seat)
         if not 0 <= event.index < len(s.cards):
             raise errors.CardError(f"seat {s.seat} ({s.name}) has no card number {event.index + 1}")
@@ -809,7 +827,7 @@ class TableState:
             self._drop_from_turns(s.seat)
 
 
-_HANDLERS = {
+_HANDLERS: dict[type, Callable[[TableState, Any], None]] = {
     HandStarted: TableState._start_hand,
     CardDealt: TableState._deal,
     CardExposed: TableState._expose,

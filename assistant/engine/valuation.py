@@ -177,9 +177,7 @@ def improvements(cards: Sequence[Card], rules: Rules) -> tuple[Improvement, ...]
     return tuple(result)
 
 
-def improvement_chance(
-    cards: Sequence[Card], rules: Rules, unseen: Iterable[Card], target: Target
-) -> float:
+def improvement_chance(cards: Sequence[Card], rules: Rules, unseen: Iterable[Card], target: Target) -> float:
     """Chance that one more card, drawn from ``unseen``, improves the hand for a target."""
     pool = list(unseen)
     if not pool:

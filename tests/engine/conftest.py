@@ -5,8 +5,13 @@ import pytest
 from assistant.engine import Session, Stakes, preset
 
 
-def new_session(rules: str = "seven-twenty-seven", stacks: Sequence[int] = (50, 50, 50, 50), dealer: int = 0,
-                stakes: Stakes | None = None, **options: object) -> Session:
+def new_session(
+    rules: str = "seven-twenty-seven",
+    stacks: Sequence[int] = (50, 50, 50, 50),
+    dealer: int = 0,
+    stakes: Stakes | None = None,
+    **options: object,
+) -> Session:
     names = ["Anna", "Ben", "Carla", "Dan", "Eve", "Finn", "Gus", "Hal", "Ida", "Jo"]
     return Session.new(
         preset(rules).with_options(**options),

@@ -29,7 +29,16 @@ def test_seven_twenty_seven_deals_one_up_then_one_down_from_the_dealers_left() -
     while s.decision.kind is DecisionKind.DEAL:
         order.append((s.decision.seat, s.decision.face_up))
         s.deal(s.decision.seat, None if not s.decision.face_up else ["2c", "3c", "4c", "5c"][s.decision.seat])
-    assert order == [(3, True), (0, True), (1, True), (2, True), (3, False), (0, False), (1, False), (2, False)]
+    assert order == [
+        (3, True),
+        (0, True),
+        (1, True),
+        (2, True),
+        (3, False),
+        (0, False),
+        (1, False),
+        (2, False),
+    ]
     assert s.state.pot == 4  # antes
 
 

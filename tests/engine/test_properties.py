@@ -9,7 +9,8 @@ from assistant.engine.history import events_from_list, events_to_list
 
 rules_strategy = st.builds(
     lambda rules, bust, freeze, faces: rules.with_options(
-        bust=bust or rules.bust, freeze_after=freeze or rules.freeze_after,
+        bust=bust or rules.bust,
+        freeze_after=freeze or rules.freeze_after,
         faces=faces or rules.faces.value,
     ),
     st.sampled_from(PRESETS),
@@ -19,8 +20,11 @@ rules_strategy = st.builds(
 )
 session_strategy = st.builds(
     lambda rules, seed, players, stack, ante: play_session(
-        rules, Stakes(ante=ante, min_bet=1, max_bet=5, max_raises=3),
-        [(f"P{i}", stack) for i in range(players)], hands=3, seed=seed,
+        rules,
+        Stakes(ante=ante, min_bet=1, max_bet=5, max_raises=3),
+        [(f"P{i}", stack) for i in range(players)],
+        hands=3,
+        seed=seed,
     ),
     rules_strategy,
     st.integers(0, 2**31),
@@ -28,8 +32,9 @@ session_strategy = st.builds(
     st.integers(3, 40),
     st.integers(0, 2),
 )
-settings.register_profile("engine", deadline=None, max_examples=40,
-                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile(
+    "engine", deadline=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow]
+)
 settings.load_profile("engine")
 
 
@@ -39,8 +44,10 @@ def snapshot(session: Session) -> tuple:
         state.phase,
         state.dealer,
         state.pot,
-        tuple((s.stack, s.bet, s.committed, tuple(s.cards), s.folded, s.frozen, s.refusals, s.declaration)
-              for s in state.seats),
+        tuple(
+            (s.stack, s.bet, s.committed, tuple(s.cards), s.folded, s.frozen, s.refusals, s.declaration)
+            for s in state.seats
+        ),
         None if state.result is None else state.result.awards,
         session.decision,
     )

@@ -90,7 +90,12 @@ def test_online_tie_policy_decides_six_against_eight(tie: str, winners: tuple[in
 
 
 def test_over_game_inside_beats_outside_at_equal_distance() -> None:
-    hands = [hand(1, "4c 2d", LOW), hand(2, "5h 3s", LOW), hand(3, "Tc 9d 7s", HIGH), hand(4, "Th 9h 9s", HIGH)]
+    hands = [
+        hand(1, "4c 2d", LOW),
+        hand(2, "5h 3s", LOW),
+        hand(3, "Tc 9d 7s", HIGH),
+        hand(4, "Th 9h 9s", HIGH),
+    ]
     result = score_showdown(OVER, 40, 0, hands)
     assert result.low_winners == (2,)  # 8 is inside 7..27, 6 is outside
     assert result.high_winners == (3,)  # 26 is inside, 28 outside
@@ -153,5 +158,11 @@ def test_a_card_held_twice_is_an_error() -> None:
 
 @pytest.mark.parametrize("pot", range(0, 23))
 def test_every_chip_of_the_pot_is_awarded(pot: int) -> None:
-    hands = [hand(1, "6c Jd"), hand(2, "6d Qh"), hand(3, "Tc 9d 8s"), hand(4, "Th 9h 8h"), hand(5, "Ts 9s 8c")]
+    hands = [
+        hand(1, "6c Jd"),
+        hand(2, "6d Qh"),
+        hand(3, "Tc 9d 8s"),
+        hand(4, "Th 9h 8h"),
+        hand(5, "Ts 9s 8c"),
+    ]
     assert sum(score_showdown(SEVEN, pot, 2, hands).awards.values()) == pot

@@ -83,7 +83,12 @@ def test_improvements_mark_cards_that_bust_the_hand() -> None:
 
 @pytest.mark.parametrize(
     ("cards", "low", "high"),
-    [("3c 2d Kh", "5½", "5½"), ("6c Jd", "6½", "6½"), ("Tc 8d Ac 7s", "26", "26"), ("9c 9d 8s 2h", "28", "28")],
+    [
+        ("3c 2d Kh", "5½", "5½"),
+        ("6c Jd", "6½", "6½"),
+        ("Tc 8d Ac 7s", "26", "26"),
+        ("9c 9d 8s 2h", "28", "28"),
+    ],
 )
 def test_the_anna_ben_carla_dan_totals(cards: str, low: str, high: str) -> None:
     value = value_hand(parse_cards(cards), SEVEN)
