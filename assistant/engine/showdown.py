@@ -130,18 +130,20 @@ def score_showdown(rules: Rules, pot: int, dealer_seat: int, hands: Sequence[Sho
             if card in seen:
                 raise ShowdownError(f"card {card} appears twice")
             seen.add(card)
-    declarations: dict[int, Declaration] = {}
-    for hand in hands:
-        if rules.declaration:
-            if hand.declaration is None:
-                raise ShowdownError(f"seat {hand.seat} has no declaration, which {rules.name} requires")
-            declarations[hand.seat] = hand.declaration
-        elif hand.declaration is not None:
-            raise ShowdownError(f"seat {hand.seat} declared, but these rules have no declaration")
-
     values = {hand.seat: value_hand(hand.cards, rules) for hand in hands}
     awards = {seat: 0 for seat in seat_order(seats, dealer_seat)}
     naturals = tuple(sorted(seat for seat, value in values.items() if value.natural))
+    # where a natural takes the pot, it is claimed before anyone declares
+    natural_claimed = rules.natural_takes_pot and bool(naturals) and len(hands) > 1
+    declarations: dict[int, Declaration] = {}
+    for hand in hands:
+        if not rules.declaration:
+            if hand.declaration is not None:
+                raise ShowdownError(f"seat {hand.seat} declared, but these rules have no declaration")
+        elif hand.declaration is not None:
+            declarations[hand.seat] = hand.declaration
+        elif not natural_claimed and len(hands) > 1:
+            raise ShowdownError(f"seat {hand.seat} has no declaration, which {rules.name} requires")
 
     def result(**kwargs: object) -> ShowdownResult:
         return ShowdownResult(
@@ -156,7 +158,7 @@ def score_showdown(rules: Rules, pot: int, dealer_seat: int, hands: Sequence[Sho
     if len(hands) == 1:
         _add(awards, {seats[0]: pot})
         return result(note="the last player in takes the pot")
-    if rules.natural_takes_pot and naturals:
+    if natural_claimed:
         _add(awards, divide(pot, naturals, dealer_seat))
         return result(low_winners=naturals, high_winners=naturals, note="a natural takes the pot")
 

@@ -38,7 +38,7 @@ from assistant.engine.events import (
 from assistant.engine.pots import HandResult, settle
 from assistant.engine.rules import BettingStructure, FirstBettor, Rules
 from assistant.engine.showdown import Declaration
-from assistant.engine.valuation import hand_totals, is_busted
+from assistant.engine.valuation import hand_totals, is_busted, is_natural
 
 
 class Phase(Enum):
@@ -741,12 +741,33 @@ class TableState:
         s.shown = True
 
     def _show(self, event: HandShown) -> None:
+        if self.phase is Phase.DECLARING and self.rules.natural_takes_pot:
+            self._claim_natural(event)
+            return
         self._expect(Phase.SHOWDOWN, action="show a hand")
         s = self._seat(event.seat)
         if s.seat not in self.queue:
             raise errors.IllegalActionError(f"seat {s.seat} ({s.name}) has nothing to show")
         self._reveal(s, event.cards)
         self.queue.remove(s.seat)
+        if not self.queue:
+            self._score()
+
+    def _claim_natural(self, event: HandShown) -> None:
+        """A natural is shown before anyone declares; then everyone else shows."""
+        s = self._seat(event.seat)
+        if not s.live:
+            raise errors.IllegalActionError(f"seat {s.seat} ({s.name}) is not in the hand")
+        self._reveal(s, event.cards)
+        if not is_natural(hand_totals(s.known_cards, self.rules), self.rules):
+            low, high = self.rules.targets
+            raise errors.IllegalActionError(
+                f"seat {s.seat} ({s.name}) is not a natural (exactly {low} and {high}): declare instead"
+            )
+        self.phase = Phase.SHOWDOWN
+        self.queue = [
+            i for i in self.clockwise_from(self.dealer) if self.seats[i].live and self.seats[i].unknown_count
+        ]
         if not self.queue:
             self._score()
 

@@ -461,3 +461,29 @@ def test_a_misread_card_can_be_corrected() -> None:
     assert str(s.state.seats[1].up_cards[0]) == "2d"
     with pytest.raises(CardError, match="3c is already on the table"):
         s.correct(1, 0, "3c")
+
+
+def test_fifteen_thirty_five_natural_is_claimed_before_declaring_and_takes_the_pot() -> None:
+    s = new_session("fifteen-thirty-five", stacks=(50, 50, 50))
+    s.start_hand()
+    deal_all(s, {1: [None, None, None], 2: [None, None, None], 0: [None, None, None]})
+    s.expose(1, "Ah")
+    s.expose(2, "Kd")
+    s.expose(0, "2c")
+    checks_around(s, [1, 2, 0])
+    s.take(1, "8c")
+    s.refuse(2)
+    s.refuse(0)
+    checks_around(s, [1, 2, 0])
+    s.refuse(1)
+    s.refuse(2)
+    s.refuse(0)
+    checks_around(s, [1, 2, 0])  # the final betting round
+    assert s.state.phase is Phase.DECLARING
+    with pytest.raises(Exception, match="is not a natural"):
+        s.show(2, ["Qd", "Jd"])
+    s.show(1, ["As", "5d"])  # A-A-5-8: exactly 15 and 35
+    assert s.state.phase is Phase.SHOWDOWN
+    s.show(2, ["Qd", "Jd"])
+    s.show(0, ["3c", "4c"])
+    assert s.state.result.awards == {1: 3, 2: 0, 0: 0}
