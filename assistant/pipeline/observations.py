@@ -1,0 +1,62 @@
+"""What the camera reads in one frame, zone by zone."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from assistant.engine.cards import Card
+
+
+def seat_zone(seat: int) -> str:
+    """The key of a seat's card zone (seats numbered 0..n-1 clockwise, as in the engine)."""
+    return f"seat{seat}.cards"
+
+
+def bet_zone(seat: int) -> str:
+    return f"seat{seat}.bet"
+
+
+@dataclass(frozen=True)
+class ZoneRead:
+    """The cards and chips seen in one zone.
+
+    ``face_up`` is sorted so that two reads of the same cards compare equal; ``chips`` is
+    the number of chips counted there, or ``None`` when a stack's count could not be read.
+    """
+
+    face_up: tuple[Card, ...] = ()
+    face_down: int = 0
+    chips: int | None = 0
+
+    @classmethod
+    def of(cls, face_up: Iterable[Card] = (), face_down: int = 0, chips: int | None = 0) -> ZoneRead:
+        return cls(tuple(sorted(face_up, key=lambda c: c.sort_key)), face_down, chips)
+
+    @property
+    def empty(self) -> bool:
+        return not self.face_up and not self.face_down and not self.chips
+
+    @property
+    def card_count(self) -> int:
+        return len(self.face_up) + self.face_down
+
+
+EMPTY = ZoneRead()
+
+
+@dataclass(frozen=True)
+class TableRead:
+    """One frame's reading: every zone that had something in it (absent zones are empty).
+
+    ``occluded`` names zones the reader could not see this frame (a hand over them): their
+    last stable reading stands.
+    """
+
+    frame: int
+    time: float
+    zones: Mapping[str, ZoneRead] = field(default_factory=dict)
+    occluded: frozenset[str] = frozenset()
+
+    def zone(self, key: str) -> ZoneRead:
+        return self.zones.get(key, EMPTY)

@@ -1,0 +1,191 @@
+"""Stable table readings become the right engine events, or questions for the dealer."""
+
+from collections.abc import Iterator
+
+from assistant.engine import Phase, Session, Stakes, parse_card, preset
+from assistant.engine.events import CardRefused, Checked
+from assistant.pipeline.observations import TableRead, ZoneRead, bet_zone, seat_zone
+from assistant.pipeline.referee import Applied, DealerQuery, Referee
+from assistant.pipeline.stability import StableTable
+
+FPS = 10
+
+
+class Table:
+    """A scripted table seen by a camera: zones change, frames go by."""
+
+    def __init__(self, rules: str = "seven-twenty-seven", players: int = 3, **options: object) -> None:
+        names = ["Anna", "Ben", "Carla", "Dan"][:players]
+        self.session = Session.new(preset(rules).with_options(**options), Stakes(), [(n, 50) for n in names])
+        self.referee = Referee(self.session)
+        self.stable = StableTable(hold=0.2)
+        self.zones: dict[str, ZoneRead] = {}
+        self.frame = 0
+
+    def _frames(
+        self, count: int, occluded: frozenset[str] = frozenset(), noise: dict | None = None
+    ) -> Iterator:
+        for _ in range(count):
+            zones = dict(self.zones)
+            if noise:
+                zones.update(noise)
+            read = TableRead(self.frame, self.frame / FPS, zones, occluded)
+            changes = self.stable.update(read)
+            yield self.referee.on_changes(changes, self.stable.stable)
+            self.frame += 1
+
+    def hold(self, frames: int = 4, **kw) -> list:
+        return [o for outcomes in self._frames(frames, **kw) for o in outcomes]
+
+    def set(self, zone: str, up: str = "", down: int = 0, chips: int | None = 0) -> None:
+        self.zones[zone] = ZoneRead.of([parse_card(c) for c in up.split()], down, chips)
+
+    def dealer(self, event) -> None:
+        self.referee.dealer(event, self.frame)
+
+
+def applied(outcomes: list) -> list:
+    return [o.event for o in outcomes if isinstance(o, Applied)]
+
+
+def test_cards_arriving_in_deal_order_become_deals() -> None:
+    t = Table()
+    t.session.start_hand()
+    t.set(seat_zone(1), "Ah")
+    out = t.hold()
+    assert [type(e).__name__ for e in applied(out)] == ["CardDealt"]
+    assert t.session.state.seats[1].up_cards == (parse_card("Ah"),)
+
+
+def test_a_hand_passing_over_the_cards_changes_nothing() -> None:
+    t = Table()
+    t.session.start_hand()
+    t.set(seat_zone(1), "Ah")
+    t.hold()
+    before = len(t.session.events)
+    # two frames where a sleeve hides the card, then it is back
+    out = t.hold(2, noise={seat_zone(1): ZoneRead.of()})
+    out += t.hold(2, occluded=frozenset({seat_zone(2)}))
+    out += t.hold(4)
+    assert out == [] and len(t.session.events) == before
+
+
+def test_a_card_arriving_out_of_turn_is_asked_about_not_applied() -> None:
+    t = Table()
+    t.session.start_hand()
+    t.set(seat_zone(2), "Kd")  # seat 1 should be dealt first
+    out = t.hold()
+    assert len(out) == 1 and isinstance(out[0], DealerQuery)
+    assert "it is not seat 2's (Carla) turn" in out[0].message
+    assert len(t.session.events) == 2
+
+
+def test_the_same_card_in_two_places_is_raised_to_the_dealer() -> None:
+    t = Table()
+    t.session.start_hand()
+    t.set(seat_zone(1), "Ah")
+    t.hold()
+    t.set(seat_zone(2), "Ah")
+    out = t.hold()
+    assert any(isinstance(o, DealerQuery) and "Ah is seen in" in o.message for o in out)
+    assert any(isinstance(o, DealerQuery) and "already on the table" in o.message for o in out)
+
+
+def deal_round(t: Table) -> None:
+    t.session.start_hand()
+    for seat, card in ((1, "2c"), (2, "Tc"), (0, "6d")):
+        t.set(seat_zone(seat), card)
+        t.hold()
+    for seat, card in ((1, "2c"), (2, "Tc"), (0, "6d")):
+        t.set(seat_zone(seat), card, down=1)
+        t.hold()
+
+
+def test_a_whole_hand_from_deal_to_showdown() -> None:
+    t = Table()
+    deal_round(t)
+    assert t.session.state.phase is Phase.BETTING
+    t.set(bet_zone(1), chips=3)
+    t.hold()  # a bet of 3
+    t.set(bet_zone(2), chips=3)
+    t.hold()  # a call
+    t.set(bet_zone(0), chips=5)
+    t.hold()  # a raise of 2
+    t.set(bet_zone(1), chips=5)
+    t.hold()
+    t.set(bet_zone(2), chips=5)
+    t.hold()
+    assert t.session.state.phase is Phase.DRAWING and t.session.state.pot == 3 + 15
+    for seat in range(3):
+        t.set(bet_zone(seat), chips=0)  # swept into the pot
+    t.hold()
+    t.set(seat_zone(2), "Tc", down=2)  # Ben refused: the card went to Carla
+    out = t.hold()
+    assert [type(e).__name__ for e in applied(out)] == ["CardRefused", "CardTaken"]
+    t.set(seat_zone(0), "", down=0)  # Anna folds? not her turn to bet: she is asked to draw
+    out = t.hold()
+    assert isinstance(out[0], DealerQuery)
+    t.set(seat_zone(0), "6d", down=1)  # the dealer puts them back
+    t.hold()
+    t.dealer(CardRefused(0))  # Anna refuses (entered by the dealer)
+    for seat in (1, 2, 0):
+        t.dealer(Checked(seat))
+    for seat in (1, 2, 0):
+        t.dealer(CardRefused(seat))
+    assert t.session.state.phase is Phase.SHOWDOWN
+    t.set(seat_zone(1), "2c 3d")
+    t.set(seat_zone(2), "Tc 9d 8h")
+    t.set(seat_zone(0), "6d Jh")
+    t.hold()
+    assert t.session.state.phase is Phase.COMPLETE
+    assert t.session.state.result.awards == {0: 9, 1: 0, 2: 9}
+
+
+def test_chips_the_camera_cannot_count_are_asked_about() -> None:
+    t = Table()
+    deal_round(t)
+    t.set(bet_zone(1), chips=None)
+    out = t.hold()
+    assert isinstance(out[0], DealerQuery) and "how many" in out[0].message
+
+
+def test_a_card_to_a_frozen_player_is_refused_and_raised() -> None:
+    t = Table("fifteen-thirty-five")
+    t.session.start_hand()
+    for _ in range(3):
+        for seat in (1, 2, 0):
+            cur = t.zones.get(seat_zone(seat), ZoneRead.of())
+            t.set(seat_zone(seat), "", down=cur.face_down + 1)
+            t.hold()
+    for seat, card in ((1, "9c"), (2, "Kd"), (0, "2c")):
+        t.set(seat_zone(seat), card, down=2)
+        t.hold()
+    assert t.session.state.phase is Phase.BETTING
+    for seat in (2, 0, 1):
+        t.dealer(Checked(seat))
+    t.dealer(CardRefused(1))
+    t.set(seat_zone(2), "Kd 3c", down=2)
+    t.hold()
+    t.dealer(CardRefused(0))
+    for seat in (2, 0, 1):
+        t.dealer(Checked(seat))
+    t.dealer(CardRefused(1))  # Ben: second refusal in a row, frozen
+    assert t.session.state.seats[1].frozen
+    t.set(seat_zone(1), "9c 4h", down=2)  # a card to frozen Ben anyway
+    out = t.hold()
+    assert isinstance(out[0], DealerQuery) and "frozen" in out[0].message
+    assert t.session.state.seats[1].up_cards == (parse_card("9c"),)
+
+
+def test_exposed_cards_and_declarations_in_fifteen_thirty_five() -> None:
+    t = Table("fifteen-thirty-five", players=2)
+    t.session.start_hand()
+    for _ in range(3):
+        for seat in (1, 0):
+            cur = t.zones.get(seat_zone(seat), ZoneRead.of())
+            t.set(seat_zone(seat), "", down=cur.face_down + 1)
+            t.hold()
+    t.set(seat_zone(1), "9c", down=2)
+    out = t.hold()
+    assert type(applied(out)[0]).__name__ == "CardExposed"
+    assert t.session.decision.seat == 0
