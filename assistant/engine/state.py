@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any
 
-from assistant.engine import errors
+from assistant.engine import betting, errors
 from assistant.engine.cards import FULL_DECK, Card
 from assistant.engine.events import (
     BetMade,
@@ -36,106 +34,11 @@ from assistant.engine.events import (
     Stakes,
 )
 from assistant.engine.pots import HandResult, settle
-from assistant.engine.rules import BettingStructure, FirstBettor, Rules
-from assistant.engine.showdown import Declaration
+from assistant.engine.rules import BettingStructure, Rules
+from assistant.engine.table import Decision, DecisionKind, HeldCard, Phase, SeatState
 from assistant.engine.valuation import hand_totals, is_busted, is_natural
 
-
-class Phase(Enum):
-    WAITING = "waiting"  # between hands: the dealer starts the next one
-    DEALING = "dealing"
-    EXPOSING = "exposing"
-    BETTING = "betting"
-    DRAWING = "drawing"
-    TURN_DRAW = "turn-draw"  # fixed-per-turn: take or refuse a card
-    TURN_BET = "turn-bet"  # fixed-per-turn: bet or pass
-    MATCHING = "matching"  # fixed-per-turn: match the bet or fold
-    DECLARING = "declaring"
-    SHOWDOWN = "showdown"
-    COMPLETE = "complete"  # the pot has been divided
-    FINISHED = "finished"  # fewer than two players can pay the ante
-
-
-class DecisionKind(Enum):
-    DEAL = "deal"  # the dealer deals the next card of the deal
-    EXPOSE = "expose"
-    BET = "bet"
-    DRAW = "draw"
-    MATCH = "match"
-    DECLARE = "declare"
-    SHOW = "show"
-    NEXT_HAND = "next-hand"
-
-
-@dataclass(frozen=True)
-class Decision:
-    """Whose decision it is now and what it is about."""
-
-    kind: DecisionKind
-    seat: int | None
-    face_up: bool = False  # DEAL and DRAW: how the card is dealt
-    to_call: int = 0  # BET and MATCH
-    can_check: bool = False
-    can_bet: bool = False
-    can_raise: bool = False
-    min_bet: int = 0
-    max_bet: int = 0
-    raises_left: int = 0
-
-
-@dataclass(frozen=True)
-class HeldCard:
-    card: Card | None  # None: face down and not yet seen
-    face_up: bool
-
-
-@dataclass
-class SeatState:
-    seat: int
-    name: str
-    stack: int
-    out: bool = False  # cannot pay the ante: out of the game
-    in_hand: bool = False
-    folded: bool = False
-    busted: bool = False
-    cards: list[HeldCard] = field(default_factory=list)
-    bet: int = 0  # chips put in during the current betting round
-    committed: int = 0  # chips put in this hand, ante included
-    acted: bool = False
-    refusals: int = 0
-    refusals_in_a_row: int = 0
-    frozen: bool = False
-    declaration: Declaration | None = None
-    shown: bool = False
-
-    @property
-    def live(self) -> bool:
-        """Dealt in and not folded."""
-        return self.in_hand and not self.folded
-
-    @property
-    def all_in(self) -> bool:
-        return self.live and self.stack == 0
-
-    @property
-    def up_cards(self) -> tuple[Card, ...]:
-        return tuple(h.card for h in self.cards if h.face_up and h.card is not None)
-
-    @property
-    def down_count(self) -> int:
-        return sum(1 for h in self.cards if not h.face_up)
-
-    @property
-    def known_cards(self) -> tuple[Card, ...]:
-        return tuple(h.card for h in self.cards if h.card is not None)
-
-    @property
-    def unknown_count(self) -> int:
-        return sum(1 for h in self.cards if h.card is None)
-
-
-def _ordinal(n: int) -> str:
-    return {1: "once", 2: "twice"}.get(n, f"{n} times")
+__all__ = ["Decision", "DecisionKind", "HeldCard", "Phase", "SeatState", "TableState", "fold_events"]
 
 
 class TableState:
@@ -227,7 +130,7 @@ class TableState:
         if phase is Phase.MATCHING:
             return Decision(DecisionKind.MATCH, seat.seat, to_call=to_call)
         if phase is Phase.TURN_BET:
-            fixed = self.fixed_bet
+            fixed = betting.fixed_bet(self)
             return Decision(
                 DecisionKind.BET,
                 seat.seat,
@@ -393,145 +296,9 @@ class TableState:
 
     def _start_play(self) -> None:
         if self.rules.betting is BettingStructure.FIXED_PER_TURN:
-            self._start_orbit()
+            betting.start_orbit(self)
         else:
-            self._start_betting(final=False)
-
-    # ------------------------------------------------------------------ rounds of betting
-
-    def _can_act(self, s: SeatState) -> bool:
-        return s.live and s.stack > 0
-
-    def _start_betting(self, final: bool) -> None:
-        self.final_round = final
-        self.current_bet = 0
-        self.raises = 0
-        for s in self.seats:
-            s.bet = 0
-            s.acted = False
-        actors = [s for s in self.seats if self._can_act(s)]
-        if len(actors) < 2:
-            self._end_betting()
-            return
-        self.betting_rounds += 1
-        self.phase = Phase.BETTING
-        order = self.clockwise_from(self.dealer)
-        if self.rules.first_bettor is FirstBettor.HIGHEST_EXPOSED:
-
-            def exposed(i: int) -> int:
-                return max((c.rank.high_order for c in self.seats[i].up_cards), default=0)
-
-            best = max(exposed(s.seat) for s in actors)
-            self.actor = next(i for i in order if self._can_act(self.seats[i]) and exposed(i) == best)
-        else:
-            self.actor = next(i for i in order if self._can_act(self.seats[i]))
-
-    def _next_bettor(self) -> None:
-        assert self.actor is not None
-        for i in self.clockwise_from(self.actor):
-            s = self.seats[i]
-            if self._can_act(s) and (not s.acted or s.bet < self.current_bet):
-                # a lone player with nothing to call has nobody to bet against
-                others = [o for o in self.seats if self._can_act(o) and o is not s]
-                if not others and s.bet >= self.current_bet:
-                    break
-                self.actor = i
-                return
-        self._end_betting()
-
-    def _betting_turn(self, seat: int, action: str) -> SeatState:
-        self._expect(Phase.BETTING, Phase.TURN_BET, Phase.MATCHING, action=action)
-        return self._expect_turn(seat, self.actor)
-
-    def _pay(self, s: SeatState, amount: int) -> None:
-        if amount > s.stack:
-            raise errors.InsufficientChipsError(f"seat {s.seat} ({s.name}) has {s.stack} chips, not {amount}")
-        s.stack -= amount
-        s.bet += amount
-        s.committed += amount
-
-    def _check(self, event: Checked) -> None:
-        s = self._betting_turn(event.seat, "check")
-        if self.phase is Phase.MATCHING:
-            raise errors.IllegalActionError(f"seat {s.seat} must match the bet or fold")
-        if self.phase is Phase.TURN_BET:
-            self._end_turn()
-            return
-        if s.bet < self.current_bet:
-            raise errors.IllegalActionError(f"seat {s.seat} cannot check: {self.current_bet - s.bet} to call")
-        s.acted = True
-        self._next_bettor()
-
-    def _bet(self, event: BetMade) -> None:
-        s = self._betting_turn(event.seat, "bet")
-        if self.phase is Phase.MATCHING:
-            raise errors.IllegalActionError(f"seat {s.seat} must match the bet or fold")
-        if self.phase is Phase.TURN_BET:
-            self._fixed_bet(s, event.amount)
-            return
-        if self.current_bet > 0:
-            raise errors.IllegalActionError(
-                f"there is already a bet of {self.current_bet}: call, raise or fold"
-            )
-        self._check_amount(s, event.amount, needed=event.amount)
-        self._pay(s, event.amount)
-        self.current_bet = s.bet
-        self._reopen(s)
-
-    def _check_amount(self, s: SeatState, amount: int, needed: int) -> None:
-        lo, hi = self.stakes.min_bet, self.stakes.max_bet
-        all_in = needed == s.stack
-        if amount > hi or (amount < lo and not all_in) or amount < 1:
-            raise errors.BetLimitError(f"bets and raises must be {lo}-{hi} chips, not {amount}")
-        if needed > s.stack:
-            raise errors.InsufficientChipsError(
-                f"seat {s.seat} ({s.name}) has {s.stack} chips and cannot put in {needed}"
-            )
-
-    def _reopen(self, s: SeatState) -> None:
-        for other in self.seats:
-            other.acted = other is s
-        self._next_bettor()
-
-    def _call(self, event: Called) -> None:
-        s = self._betting_turn(event.seat, "call")
-        to_call = self.current_bet - s.bet
-        if self.phase is Phase.TURN_BET or to_call <= 0:
-            raise errors.IllegalActionError(f"seat {s.seat} has nothing to call")
-        self._pay(s, min(to_call, s.stack))
-        s.acted = True
-        if self.phase is Phase.MATCHING:
-            self._next_matcher()
-        else:
-            self._next_bettor()
-
-    def _raise(self, event: Raised) -> None:
-        s = self._betting_turn(event.seat, "raise")
-        if self.phase is not Phase.BETTING:
-            raise errors.IllegalActionError("bets are fixed in this game: there are no raises")
-        if self.current_bet == 0:
-            raise errors.IllegalActionError("there is no bet to raise: bet instead")
-        if self.raises >= self.stakes.max_raises:
-            raise errors.BetLimitError(f"the cap of {self.stakes.max_raises} raises this round is reached")
-        to_call = self.current_bet - s.bet
-        self._check_amount(s, event.amount, needed=to_call + event.amount)
-        self._pay(s, to_call + event.amount)
-        self.current_bet = s.bet
-        self.raises += 1
-        self._reopen(s)
-
-    def _fold_action(self, event: Folded) -> None:
-        s = self._betting_turn(event.seat, "fold")
-        if self.phase is Phase.TURN_BET:
-            raise errors.IllegalActionError("bet or pass: there is nothing to fold to")
-        matching = self.phase is Phase.MATCHING
-        self._fold(s)
-        if self.hand_done:
-            return
-        if matching:
-            self._next_matcher()
-        else:
-            self._next_bettor()
+            betting.start_betting(self, final=False)
 
     def _fold(self, s: SeatState) -> None:
         s.folded = True
@@ -544,16 +311,6 @@ class TableState:
             self._award(settle(self, uncontested=live[0].seat))
             return True
         return False
-
-    def _end_betting(self) -> None:
-        for s in self.seats:
-            s.bet = 0
-        self.current_bet = 0
-        self.actor = None
-        if self.final_round:
-            self._to_showdown()
-        else:
-            self._start_draw_round()
 
     # ------------------------------------------------------------------ draws
 
@@ -604,7 +361,7 @@ class TableState:
             if self.seats[self.actor].live:
                 self.phase = Phase.TURN_BET
             else:
-                self._end_turn()
+                betting.end_turn(self)
             return
         self.queue.pop(0)
         self.queue = [i for i in self.queue if self.seats[i].live and not self.seats[i].frozen]
@@ -613,76 +370,11 @@ class TableState:
 
     def _end_draw_round(self) -> None:
         if self.card_taken_this_round:
-            self._start_betting(final=False)
+            betting.start_betting(self, final=False)
         elif self.rules.bet_after_last_draw:
-            self._start_betting(final=True)
+            betting.start_betting(self, final=True)
         else:
             self._to_showdown()
-
-    # ------------------------------------------------------------------ fixed bets per turn
-
-    def _start_orbit(self) -> None:
-        self.draw_rounds += 1
-        self.card_taken_this_round = False
-        self.queue = [i for i in self.clockwise_from(self.dealer) if self.seats[i].live]
-        self._next_turn()
-
-    def _next_turn(self) -> None:
-        while self.queue:
-            seat = self.queue.pop(0)
-            s = self.seats[seat]
-            if not s.live:
-                continue
-            self.actor = seat
-            self.current_bet = 0
-            for other in self.seats:
-                other.bet = 0
-            self.phase = Phase.TURN_BET if s.frozen else Phase.TURN_DRAW
-            return
-        self.actor = None
-        if self.card_taken_this_round:
-            self._start_orbit()
-        else:
-            self._to_showdown()
-
-    def _end_turn(self) -> None:
-        for s in self.seats:
-            s.bet = 0
-        self.current_bet = 0
-        self._next_turn()
-
-    @property
-    def fixed_bet(self) -> int:
-        """The one bet of the fixed-per-turn structure: the ante (or the minimum bet)."""
-        return self.stakes.ante or self.stakes.min_bet
-
-    def _fixed_bet(self, s: SeatState, amount: int) -> None:
-        fixed = self.fixed_bet
-        if s.stack == 0:
-            raise errors.InsufficientChipsError(f"seat {s.seat} ({s.name}) has no chips to bet")
-        if amount != fixed and not (amount == s.stack < fixed):
-            raise errors.BetLimitError(f"the bet is fixed at {fixed} chips, not {amount}")
-        self._pay(s, amount)
-        self.current_bet = amount
-        self.matchers = [
-            i for i in self.clockwise_from(s.seat) if i != s.seat and self._can_act(self.seats[i])
-        ]
-        self.turn_owner = s.seat
-        self.phase = Phase.MATCHING
-        self._next_matcher()
-
-    def _next_matcher(self) -> None:
-        if self.hand_done:
-            return
-        while self.matchers:
-            seat = self.matchers.pop(0)
-            if self._can_act(self.seats[seat]):
-                self.actor = seat
-                return
-        self.phase = Phase.TURN_BET
-        self.actor = self.turn_owner
-        self.turn_owner = None
-        self._end_turn()
 
     # ------------------------------------------------------------------ declaring and showdown
 
@@ -807,11 +499,11 @@ class TableState:
                 self._after_deal()
         elif self.actor == seat:
             if self.phase is Phase.BETTING:
-                self._next_bettor()
+                betting.next_bettor(self)
             elif self.phase is Phase.MATCHING:
-                self._next_matcher()
+                betting.next_matcher(self)
             elif self.phase in (Phase.TURN_DRAW, Phase.TURN_BET):
-                self._end_turn()
+                betting.end_turn(self)
 
     def _score(self) -> None:
         self._award(settle(self))
@@ -854,11 +546,11 @@ _HANDLERS: dict[type, Callable[[TableState, Any], None]] = {
     CardExposed: TableState._expose,
     CardTaken: TableState._take,
     CardRefused: TableState._refuse,
-    Checked: TableState._check,
-    BetMade: TableState._bet,
-    Called: TableState._call,
-    Raised: TableState._raise,
-    Folded: TableState._fold_action,
+    Checked: betting.check,
+    BetMade: betting.bet,
+    Called: betting.call,
+    Raised: betting.raise_bet,
+    Folded: betting.fold_action,
     Declared: TableState._declare,
     HandShown: TableState._show,
     BustShown: TableState._bust_shown,
