@@ -74,3 +74,11 @@ def test_undo_then_redo_returns_to_the_same_state(session: Session, steps: int) 
     for event in removed:
         session.apply(event)
     assert snapshot(session) == before
+
+
+@given(session_strategy)
+def test_every_event_round_trips_through_its_action_form(session: Session) -> None:
+    from assistant.engine.actions import action_to_event, event_to_action
+
+    for event in session.events[1:]:
+        assert action_to_event(event_to_action(event)) == event
