@@ -1,0 +1,176 @@
+"""One pipeline for a live camera and a recorded video: frames in, game events out.
+
+Per frame: the zones are rectified to a fixed scale, the zones whose pixels changed go
+through the detector in one batch, the readings pass the hysteresis, and the referee
+turns stable changes into engine events. Dealer inputs (from the dashboard, or from a
+recording's sidecar) are applied at their frame.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from assistant.engine.actions import event_to_action
+from assistant.engine.errors import IllegalActionError
+from assistant.engine.session import Session
+from assistant.pipeline.observations import TableRead, ZoneRead
+from assistant.pipeline.referee import Applied, DealerQuery, Referee
+from assistant.pipeline.sidecar import Sidecar
+from assistant.pipeline.stability import StableTable
+from assistant.pipeline.zones import layout_zone_keys, read_zone
+from assistant.recording import hand_summary
+from assistant.vision.calibration import Calibration
+from assistant.vision.motion import MotionGate
+from assistant.vision.rectify import ZoneRectifier
+from assistant.vision.sources import Frame, FrameSource, SourceError
+
+
+class ZoneDetector(Protocol):
+    """Anything that reads a batch of zone crops into ``detect --json`` shaped dicts."""
+
+    def detect_batch(self, images: Sequence[NDArray[np.uint8]]) -> list[dict[str, Any]]: ...
+
+
+@dataclass
+class ReplayReport:
+    frames: int = 0
+    source_fps: float = 0.0
+    seconds: float = 0.0
+    detector_calls: int = 0
+    zones_detected: int = 0
+    events: list[dict[str, Any]] = field(default_factory=list)
+    queries: list[dict[str, Any]] = field(default_factory=list)
+    hands: list[dict[str, Any]] = field(default_factory=list)
+    stopped: str | None = None
+
+    @property
+    def fps(self) -> float:
+        return self.frames / self.seconds if self.seconds else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "frames": self.frames,
+            "source_fps": self.source_fps,
+            "processing_fps": round(self.fps, 2),
+            "events": self.events,
+            "queries": self.queries,
+            "hands": self.hands,
+        }
+        if self.hands:
+            out["result"] = self.hands[-1]
+            out["awards"] = self.hands[-1]["awards"]
+        if self.stopped:
+            out["stopped"] = self.stopped
+        return out
+
+
+class TablePipeline:
+    """Frames to events for one calibrated table and one session."""
+
+    def __init__(
+        self,
+        session: Session,
+        calibration: Calibration,
+        detector: ZoneDetector,
+        *,
+        hold_s: float = 0.2,
+        mm_per_px: float = 1.0,
+    ) -> None:
+        self.session = session
+        self.referee = Referee(session)
+        self.detector = detector
+        seat_numbers = [seat.number for seat in calibration.layout.seats]
+        self.keys = layout_zone_keys(seat_numbers)
+        zones = {key: rect for key, rect in calibration.layout.zones().items() if key in self.keys}
+        self.rectifier = ZoneRectifier(calibration, zones, mm_per_px=mm_per_px)
+        self.gate = MotionGate()
+        self.stable = StableTable(hold=hold_s)
+        self.reads: dict[str, ZoneRead] = {}
+        self.detector_calls = 0
+        self.zones_detected = 0
+
+    def process(self, frame: Frame) -> list[Applied | DealerQuery]:
+        crops = self.rectifier.rectify(frame.image)
+        changed = [crop for crop in crops if self.gate.changed(crop.key, crop.image)]
+        if changed:
+            detections = self.detector.detect_batch([crop.image for crop in changed])
+            self.detector_calls += 1
+            self.zones_detected += len(changed)
+            for crop, found in zip(changed, detections, strict=True):
+                self.reads[self.keys[crop.key]] = read_zone(found)
+        read = TableRead(frame.index, frame.timestamp_s, dict(self.reads))
+        changes = self.stable.update(read)
+        return self.referee.on_changes(changes, self.stable.stable)
+
+
+def _record(report: ReplayReport, outcome: Applied | DealerQuery, session: Session) -> None:
+    if isinstance(outcome, Applied):
+        report.events.append(
+            {"frame": outcome.frame, "action": event_to_action(outcome.event), "source": outcome.source}
+        )
+        state = session.state
+        if state.hand_done and state.result is not None:
+            summary = hand_summary(state)
+            if not report.hands or report.hands[-1]["hand"] != summary["hand"]:
+                report.hands.append(summary)
+    else:
+        report.queries.append(
+            {
+                "frame": outcome.frame,
+                "zone": outcome.zone,
+                "message": outcome.message,
+                "proposed": [event_to_action(e) for e in outcome.proposed],
+            }
+        )
+
+
+def replay(
+    source: FrameSource,
+    calibration: Calibration,
+    sidecar: Sidecar,
+    detector: ZoneDetector,
+    *,
+    hold_s: float = 0.2,
+    progress: Callable[[int], None] | None = None,
+) -> ReplayReport:
+    """Run a recorded session through the pipeline; keeps everything read so far if the
+    video stops early (``report.stopped`` says why)."""
+    session = Session.new(sidecar.rules, sidecar.stakes, sidecar.players, sidecar.dealer)
+    pipeline = TablePipeline(session, calibration, detector, hold_s=hold_s)
+    report = ReplayReport(source_fps=float(getattr(source, "fps", 0.0) or 0.0))
+    pending = list(sidecar.inputs)
+    started = time.perf_counter()
+
+    def dealer_inputs_until(frame_index: int) -> None:
+        while pending and pending[0].frame <= frame_index:
+            item = pending.pop(0)
+            try:
+                outcome: Applied | DealerQuery = pipeline.referee.dealer(item.event, item.frame)
+            except IllegalActionError as error:
+                outcome = DealerQuery(item.frame, "dealer", f"sidecar input refused: {error}", (item.event,))
+            _record(report, outcome, session)
+
+    try:
+        while True:
+            frame = source.read()
+            if frame is None:
+                break
+            dealer_inputs_until(frame.index)
+            for outcome in pipeline.process(frame):
+                _record(report, outcome, session)
+            report.frames += 1
+            if progress is not None:
+                progress(frame.index)
+    except SourceError as error:
+        report.stopped = str(error)
+    dealer_inputs_until(10**12)
+    report.seconds = time.perf_counter() - started
+    report.detector_calls = pipeline.detector_calls
+    report.zones_detected = pipeline.zones_detected
+    return report

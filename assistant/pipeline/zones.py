@@ -1,0 +1,51 @@
+"""Detections in a zone's crop, read as that zone's cards and chips.
+
+Detections come in the shape of the ``dealer-assistant detect --json`` contract:
+``{"cards": [{"card": "Qh", "box": [...], "confidence": 0.97}], "face_down": [{"box": [...]}],
+"chips": [{"colour": "red", "count": 5, "box": [...]}]}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from assistant.engine.cards import Card, UnknownCardError, parse_card
+from assistant.pipeline.observations import ZoneRead, bet_zone, seat_zone
+
+#: Card reads below this confidence are treated as not seen (the zone stays as it was
+#: until a confident read persists).
+MIN_CARD_CONFIDENCE = 0.5
+
+
+def read_zone(detections: Mapping[str, Any], min_confidence: float = MIN_CARD_CONFIDENCE) -> ZoneRead:
+    """One zone's reading: distinct face-up cards, face-down count, chips counted."""
+    cards: list[Card] = []
+    for item in detections.get("cards", []):
+        if float(item.get("confidence", 1.0)) < min_confidence:
+            continue
+        try:
+            card = parse_card(str(item["card"]))
+        except (KeyError, UnknownCardError):
+            continue
+        if card not in cards:
+            cards.append(card)
+    face_down = len(detections.get("face_down", []))
+    chips: int | None = 0
+    for stack in detections.get("chips", []):
+        count = stack.get("count")
+        if count is None or chips is None:
+            chips = None
+        else:
+            chips += int(count)
+    return ZoneRead.of(cards, face_down, chips)
+
+
+def layout_zone_keys(seat_numbers: Sequence[int]) -> dict[str, str]:
+    """Layout zone keys (``seat3.cards``, seats numbered from 1) to engine zone keys
+    (``seat2.cards``, seats numbered from 0 in clockwise order)."""
+    keys: dict[str, str] = {}
+    for index, number in enumerate(seat_numbers):
+        keys[f"seat{number}.cards"] = seat_zone(index)
+        keys[f"seat{number}.bet"] = bet_zone(index)
+    return keys
