@@ -87,7 +87,7 @@ def _place(
     tangent = (normal[1], -normal[0])  # the rectangle's own +x axis
     x = point[0] - inset * normal[0] + lateral * tangent[0]
     y = point[1] - inset * normal[1] + lateral * tangent[1]
-    return Rect((_r(x), _r(y)), size, round(angle, 3))
+    return Rect((_r(x) + 0.0, _r(y) + 0.0), size, round(angle, 3) + 0.0)
 
 
 def _marker_gaps(seats: int) -> list[int]:

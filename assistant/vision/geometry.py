@@ -52,16 +52,11 @@ class Rect:
     def contains(self, point: Point) -> bool:
         (ux, uy), (vx, vy) = self.axes()
         dx, dy = point[0] - self.center[0], point[1] - self.center[1]
-        return (
-            abs(dx * ux + dy * uy) <= self.size[0] / 2.0
-            and abs(dx * vx + dy * vy) <= self.size[1] / 2.0
-        )
+        return abs(dx * ux + dy * uy) <= self.size[0] / 2.0 and abs(dx * vx + dy * vy) <= self.size[1] / 2.0
 
     def grown(self, margin: float) -> Rect:
         """The same rectangle with ``margin`` added on every side."""
-        return Rect(
-            self.center, (self.size[0] + 2 * margin, self.size[1] + 2 * margin), self.angle_deg
-        )
+        return Rect(self.center, (self.size[0] + 2 * margin, self.size[1] + 2 * margin), self.angle_deg)
 
 
 def convex_polygons_overlap(a: Sequence[Point], b: Sequence[Point]) -> bool:
@@ -81,9 +76,7 @@ def convex_polygons_overlap(a: Sequence[Point], b: Sequence[Point]) -> bool:
             normal = (y1 - y2, x2 - x1)
             projections_a = [normal[0] * x + normal[1] * y for x, y in a]
             projections_b = [normal[0] * x + normal[1] * y for x, y in b]
-            if max(projections_a) <= min(projections_b) or max(projections_b) <= min(
-                projections_a
-            ):
+            if max(projections_a) <= min(projections_b) or max(projections_b) <= min(projections_a):
                 return False
     return True
 

@@ -8,16 +8,17 @@ names the file and the field. Coordinates follow :mod:`assistant.vision.geometry
 >>> layout = oval_layout(6)
 >>> layout_from_dict(layout_to_dict(layout)) == layout
 True
->>> layout_from_dict({"format": "dealer-assistant/table-layout", "version": 9})
+>>> layout_from_dict({"format": "dealer-assistant/table-layout", "version": 9}, "t")
 Traceback (most recent call last):
 ...
-assistant.vision.layout.LayoutError: layout: version 9 is not supported (this program reads version 1)
+assistant.vision.layout.LayoutError: t: version 9 is not supported (this program reads version 1)
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
@@ -92,7 +93,7 @@ class TableLayout:
         return next((m for m in self.markers if m.id == marker_id), None)
 
     def zones(self) -> dict[str, Rect]:
-        """Every zone by key: ``seat1.cards``, ``seat1.bet``, ``seat1.button``, ``pot``, ``deck``."""
+        """Every zone by key: ``seatN.cards``, ``seatN.bet``, ``seatN.button``, pot, deck."""
         zones: dict[str, Rect] = {}
         for seat in self.seats:
             zones[f"seat{seat.number}.cards"] = seat.card_zone
@@ -217,9 +218,7 @@ class _Reader:
         data = self.mapping(value, where)
         return Rect(
             center=self.pair(self.field(data, "center_mm", f"{where}."), f"{where}.center_mm"),
-            size=self.pair(
-                self.field(data, "size_mm", f"{where}."), f"{where}.size_mm", positive=True
-            ),
+            size=self.pair(self.field(data, "size_mm", f"{where}."), f"{where}.size_mm", positive=True),
             angle_deg=self.number(data.get("angle_deg", 0.0), f"{where}.angle_deg"),
         )
 
@@ -229,12 +228,10 @@ def layout_from_dict(data: Any, origin: str = "layout") -> TableLayout:
     read = _Reader(origin)
     data = read.mapping(data, "the file")
     if data.get("format") != LAYOUT_FORMAT:
-        raise read.fail(f"not a table layout (expected \"format\": \"{LAYOUT_FORMAT}\")")
+        raise read.fail(f'not a table layout (expected "format": "{LAYOUT_FORMAT}")')
     version = data.get("version")
     if version != LAYOUT_VERSION:
-        raise read.fail(
-            f"version {version} is not supported (this program reads version {LAYOUT_VERSION})"
-        )
+        raise read.fail(f"version {version} is not supported (this program reads version {LAYOUT_VERSION})")
     dictionary = data.get("aruco_dictionary", ARUCO_DICTIONARY)
     if dictionary != ARUCO_DICTIONARY:
         raise read.fail(f"aruco_dictionary must be {ARUCO_DICTIONARY}, not {dictionary!r}")
@@ -291,9 +288,7 @@ def layout_from_dict(data: Any, origin: str = "layout") -> TableLayout:
                 name=name,
                 card_zone=read.rect(read.field(entry, "card_zone", f"{where}."), f"{where}.card_zone"),
                 bet_zone=read.rect(read.field(entry, "bet_zone", f"{where}."), f"{where}.bet_zone"),
-                button_zone=read.rect(
-                    read.field(entry, "button_zone", f"{where}."), f"{where}.button_zone"
-                ),
+                button_zone=read.rect(read.field(entry, "button_zone", f"{where}."), f"{where}.button_zone"),
             )
         )
     return TableLayout(
@@ -329,5 +324,15 @@ def load_layout(path: str | Path) -> TableLayout:
     return layout_from_dict(data, str(path))
 
 
+_NUMBER_LIST = re.compile(r"\[\s+(-?[\d.e+-]+(?:,\s+-?[\d.e+-]+)*)\s+\]")
+
+
+def dumps(data: Any) -> str:
+    """JSON with two-space indents and lists of numbers kept on one line."""
+    text = json.dumps(data, indent=2)
+    text = _NUMBER_LIST.sub(lambda m: "[" + re.sub(r",\s+", ", ", m.group(1)) + "]", text)
+    return _NUMBER_LIST.sub(lambda m: "[" + re.sub(r",\s+", ", ", m.group(1)) + "]", text) + "\n"
+
+
 def save_layout(layout: TableLayout, path: str | Path) -> None:
-    Path(path).write_text(json.dumps(layout_to_dict(layout), indent=2) + "\n", encoding="utf-8")
+    Path(path).write_text(dumps(layout_to_dict(layout)), encoding="utf-8")

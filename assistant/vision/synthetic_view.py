@@ -60,9 +60,7 @@ class PinholeCamera:
     @property
     def intrinsics(self) -> NDArray[np.float64]:
         width, height = self.image_size
-        return np.array(
-            [[self.focal_px, 0.0, width / 2.0], [0.0, self.focal_px, height / 2.0], [0, 0, 1.0]]
-        )
+        return np.array([[self.focal_px, 0.0, width / 2.0], [0.0, self.focal_px, height / 2.0], [0, 0, 1.0]])
 
     def project(self, points_mm: ArrayLike) -> NDArray[np.float64]:
         """Project ``(N, 3)`` world points (or ``(N, 2)`` table points) to pixels."""
@@ -77,9 +75,7 @@ class PinholeCamera:
     @property
     def table_to_image(self) -> NDArray[np.float64]:
         translation = -self.rotation @ self.position
-        matrix = self.intrinsics @ np.column_stack(
-            [self.rotation[:, 0], self.rotation[:, 1], translation]
-        )
+        matrix = self.intrinsics @ np.column_stack([self.rotation[:, 0], self.rotation[:, 1], translation])
         return np.asarray(matrix / matrix[2, 2], dtype=np.float64)
 
 
@@ -87,7 +83,7 @@ def oblique_camera(layout: TableLayout, **kwargs: float) -> PinholeCamera:
     """A camera behind and above the near side, framing the whole table at 720p."""
     depth = layout.table.depth_mm
     width = layout.table.width_mm
-    distance = 0.95 * width
+    distance = 0.78 * width
     return PinholeCamera.looking_at(
         (0.0, 0.75 * distance + 0.3 * depth, -0.8 * distance),
         (0.0, 0.03 * depth, 0.0),
@@ -96,20 +92,51 @@ def oblique_camera(layout: TableLayout, **kwargs: float) -> PinholeCamera:
     )
 
 
+TOP_VIEW_BORDER_MM = 100.0
+
+
+def table_to_top_view(layout: TableLayout, px_per_mm: float) -> NDArray[np.float64]:
+    """3x3 map from table mm to the pixels of :func:`render_top_view`'s image."""
+    width = layout.table.width_mm + 2 * TOP_VIEW_BORDER_MM
+    depth = layout.table.depth_mm + 2 * TOP_VIEW_BORDER_MM
+    return np.array(
+        [
+            [px_per_mm, 0.0, width / 2.0 * px_per_mm],
+            [0.0, px_per_mm, depth / 2.0 * px_per_mm],
+            [0, 0, 1],
+        ]
+    )
+
+
+def draw_on_top_view(
+    top_view: NDArray[np.uint8],
+    layout: TableLayout,
+    px_per_mm: float,
+    polygon_mm: ArrayLike,
+    colour: tuple[int, int, int],
+) -> None:
+    """Fill a polygon given in table mm onto a top view (a card, a chip, a hand)."""
+    matrix = table_to_top_view(layout, px_per_mm)
+    points = np.asarray(polygon_mm, dtype=np.float64).reshape(-1, 2)
+    pixels = points @ matrix[:2, :2].T + matrix[:2, 2]
+    cv2.fillPoly(top_view, [np.round(pixels * 16).astype(np.int32)], colour, cv2.LINE_AA, shift=4)
+
+
 def render_top_view(layout: TableLayout, px_per_mm: float, *, seed: int = 0) -> NDArray[np.uint8]:
     """The table seen from straight above: felt, markers on white paper, zone outlines.
 
     Pixel ``(u, v)`` shows table point ``(u / s - W/2, v / s - D/2)`` with
     ``s = px_per_mm``, where ``W`` and ``D`` are the table's size plus a 100 mm border.
     """
-    border = 100.0
+    border = TOP_VIEW_BORDER_MM
     width = layout.table.width_mm + 2 * border
     depth = layout.table.depth_mm + 2 * border
     rng = np.random.default_rng(seed)
     shape = (round(depth * px_per_mm), round(width * px_per_mm))
     image = np.empty((*shape, 3), dtype=np.uint8)
     image[:] = (70, 60, 55)  # the floor
-    felt = np.clip(rng.normal(0, 6, (*shape, 1)) + (40, 110, 30), 0, 255).astype(np.uint8)
+    felt_colour = np.array([40.0, 110.0, 30.0])
+    felt = np.clip(rng.normal(0, 6, (*shape, 1)) + felt_colour, 0, 255).astype(np.uint8)
     mask = np.zeros(shape, dtype=np.uint8)
     centre = (width / 2.0 * px_per_mm, depth / 2.0 * px_per_mm)
     axes = (layout.table.width_mm / 2.0 * px_per_mm, layout.table.depth_mm / 2.0 * px_per_mm)
@@ -121,7 +148,7 @@ def render_top_view(layout: TableLayout, px_per_mm: float, *, seed: int = 0) -> 
 
     def to_px(points: ArrayLike) -> NDArray[np.float64]:
         array = np.asarray(points, dtype=np.float64)
-        return (array + (width / 2.0, depth / 2.0)) * px_per_mm
+        return np.asarray((array + np.array([width / 2.0, depth / 2.0])) * px_per_mm, np.float64)
 
     for rect in layout.zones().values():
         outline = np.round(to_px(rect.corners()) * 16).astype(np.int32)
@@ -165,7 +192,9 @@ def render_top_view(layout: TableLayout, px_per_mm: float, *, seed: int = 0) -> 
     return image
 
 
-def _rotate(centre: tuple[float, float], offset: tuple[float, float], angle_deg: float) -> tuple[float, float]:
+def _rotate(
+    centre: tuple[float, float], offset: tuple[float, float], angle_deg: float
+) -> tuple[float, float]:
     theta = math.radians(angle_deg)
     cos, sin = math.cos(theta), math.sin(theta)
     return (
@@ -184,32 +213,46 @@ def render_table_view(
     noise_sigma: float = 0.0,
     seed: int = 0,
     top_view: NDArray[np.uint8] | None = None,
+    distortion: float = 0.0,
 ) -> NDArray[np.uint8]:
     """The table as the camera with homography ``table_to_image`` sees it.
 
     The view is rendered at twice the size and shrunk, which anti-aliases it as a lens
     and sensor would. Pass ``top_view`` (from :func:`render_top_view` at the same
-    ``px_per_mm``) to reuse one top view for many frames.
+    ``px_per_mm``) to reuse one top view for many frames. ``distortion`` is the lens's
+    radial distortion ``k`` (:mod:`assistant.vision.lens`).
     """
     if top_view is None:
         top_view = render_top_view(layout, px_per_mm, seed=seed)
-    border = 100.0
-    width = layout.table.width_mm + 2 * border
-    depth = layout.table.depth_mm + 2 * border
-    top_px_to_mm = np.array(
-        [[1 / px_per_mm, 0, -width / 2.0], [0, 1 / px_per_mm, -depth / 2.0], [0, 0, 1]]
-    )
+    top_px_to_mm = np.linalg.inv(table_to_top_view(layout, px_per_mm))
     # OpenCV puts pixel centres at integer coordinates; the 2x render's pixels 2j and
     # 2j + 1 average into pixel j, so big coordinates are 2 * small + 0.5.
     to_big = np.array([[2.0, 0, 0.5], [0, 2.0, 0.5], [0, 0, 1]])
     matrix = to_big @ table_to_image @ top_px_to_mm
-    big = cv2.warpPerspective(
-        top_view,
-        matrix,
-        (image_size[0] * 2, image_size[1] * 2),
-        flags=cv2.INTER_LINEAR,
-        borderValue=(70, 60, 55),
-    )
+    if distortion == 0.0:
+        big = cv2.warpPerspective(
+            top_view,
+            matrix,
+            (image_size[0] * 2, image_size[1] * 2),
+            flags=cv2.INTER_LINEAR,
+            borderValue=(70, 60, 55),
+        )
+    else:
+        # Each pixel of the 2x render samples the top view where the ideal camera would
+        # have seen the point this lens shows there (the model of assistant.vision.lens).
+        seen_x, seen_y = np.meshgrid(
+            (np.arange(image_size[0] * 2, dtype=np.float32) - 0.5) / 2.0,
+            (np.arange(image_size[1] * 2, dtype=np.float32) - 0.5) / 2.0,
+        )
+        centre_x, centre_y = (image_size[0] - 1) / 2.0, (image_size[1] - 1) / 2.0
+        dx, dy = seen_x - centre_x, seen_y - centre_y
+        factor = 1.0 + distortion * (dx * dx + dy * dy) / (image_size[0] / 2.0) ** 2
+        ideal_x, ideal_y = centre_x + dx * factor, centre_y + dy * factor
+        m = np.linalg.inv(table_to_image @ top_px_to_mm).astype(np.float32)
+        w = m[2, 0] * ideal_x + m[2, 1] * ideal_y + m[2, 2]
+        map_x = (m[0, 0] * ideal_x + m[0, 1] * ideal_y + m[0, 2]) / w
+        map_y = (m[1, 0] * ideal_x + m[1, 1] * ideal_y + m[1, 2]) / w
+        big = cv2.remap(top_view, map_x, map_y, cv2.INTER_LINEAR, borderValue=(70, 60, 55))
     image = cv2.resize(big, image_size, interpolation=cv2.INTER_AREA)
     if blur_sigma > 0:
         image = cv2.GaussianBlur(image, (0, 0), blur_sigma)
