@@ -72,7 +72,10 @@ class FaultProxy:
         return bytes(out)
 
     def _relay(self) -> None:
-        pairs = {self._device: (self._master, self.to_host), self._master: (self._device, self.to_device)}
+        pairs = {
+            self._device: (self._master, self.to_host),
+            self._master: (self._device, self.to_device),
+        }
         while not self._stop.is_set():
             try:
                 ready, _, _ = select.select(list(pairs), [], [], 0.01)

@@ -31,7 +31,6 @@ from assistant.devices.protocol import (
 )
 from assistant.devices.transport import Transport, TransportGone
 
-
 _log = logging.getLogger(__name__)
 
 
@@ -125,6 +124,8 @@ class DeviceLink:
         self._inbox: queue.Queue[object] = queue.Queue()
         self._events: queue.Queue[object] = queue.Queue()
         self._event_listeners: list[EventListener] = []
+        self._backlog: list[Event] = []
+        self._listener_lock = threading.Lock()
         self._gone_listeners: list[GoneListener] = []
         self._last_event_id: int | None = None
         self._last_sent = time.monotonic()
@@ -156,7 +157,13 @@ class DeviceLink:
         return self.fault is None and not self._closed.is_set()
 
     def add_event_listener(self, listener: EventListener) -> None:
-        self._event_listeners.append(listener)
+        """Call ``listener`` with each new event; the first listener also gets the events
+        that arrived before it (such as the BOOT of a device found by discovery)."""
+        with self._listener_lock:
+            backlog, self._backlog = self._backlog, []
+            self._event_listeners.append(listener)
+        for event in backlog:
+            self._deliver(listener, event)
 
     def add_gone_listener(self, listener: GoneListener) -> None:
         self._gone_listeners.append(listener)
@@ -170,8 +177,10 @@ class DeviceLink:
                 self._seq = next_seq(self._seq)
                 line = Command(self._seq, "HELLO").encode()
                 self._write(line)
-                answer = self._await(self._seq, min(self.timing.hello_interval, 
-                                                    max(0.0, deadline - time.monotonic())))
+                answer = self._await(
+                    self._seq,
+                    min(self.timing.hello_interval, max(0.0, deadline - time.monotonic())),
+                )
                 if isinstance(answer, Reply):
                     self.identity = self._parse_identity(answer.values)
                     break
@@ -208,12 +217,15 @@ class DeviceLink:
                     raise DeviceTimeout(f"{self._who()} did not answer {verb}")
                 self.stats.resends += 1
 
-    def close(self) -> None:
+    def close(self, wait: bool = True) -> None:
+        """Close the port; with ``wait``, also wait for the link's threads to end."""
         if self._closed.is_set():
             return
         self._closed.set()
         self._events.put(_STOP)
         self.transport.close()
+        if not wait:
+            return
         for thread in (self._reader, self._service):
             if thread.is_alive() and thread is not threading.current_thread():
                 thread.join(timeout=2)
@@ -264,8 +276,9 @@ class DeviceLink:
     def _parse_identity(self, values: tuple[str, ...]) -> DeviceIdentity:
         try:
             kind = DeviceKind(values[0])
-            return DeviceIdentity(kind, values[1], values[2], int(values[3]),
-                                  self.transport.name, tuple(values[4:]))
+            return DeviceIdentity(
+                kind, values[1], values[2], int(values[3]), self.transport.name, tuple(values[4:])
+            )
         except (IndexError, ValueError):
             raise DeviceError(f"{self.transport.name}: malformed HELLO answer {values}") from None
 
@@ -330,8 +343,16 @@ class DeviceLink:
         if not fresh:
             return
         self.stats.events += 1
-        for listener in list(self._event_listeners):
-            try:
-                listener(event)
-            except Exception:  # a broken listener must not stop acknowledgements
-                _log.exception("device event listener failed on %s", event)
+        with self._listener_lock:
+            listeners = list(self._event_listeners)
+            if not listeners:
+                self._backlog.append(event)
+        for listener in listeners:
+            self._deliver(listener, event)
+
+    @staticmethod
+    def _deliver(listener: EventListener, event: Event) -> None:
+        try:
+            listener(event)
+        except Exception:  # a broken listener must not stop acknowledgements
+            _log.exception("device event listener failed on %s", event)

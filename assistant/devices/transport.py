@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Protocol
 
 from assistant.devices.protocol import BAUD
@@ -59,7 +60,5 @@ class SerialTransport:
         return data
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(self._serial_error, OSError):
             self._port.close()
-        except (self._serial_error, OSError):
-            pass

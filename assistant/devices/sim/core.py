@@ -125,9 +125,7 @@ class DeviceCore:
             self.safe = True
             self.enter_safe()
             self.raise_event(EventKind.SAFE)
-        if self._events and (
-            self._event_sent_at is None or now - self._event_sent_at >= EVENT_REPEAT_S
-        ):
+        if self._events and (self._event_sent_at is None or now - self._event_sent_at >= EVENT_REPEAT_S):
             event_id, kind, args = self._events[0]
             self._send(" ".join(("!", "EVT", str(event_id), kind.value, *args)))
             self._event_sent_at = now

@@ -15,17 +15,33 @@ import select
 import threading
 import tty
 from pathlib import Path
+from typing import Protocol
 
+from assistant.devices.protocol import DeviceKind
 from assistant.devices.registry import forget_port, register_port
-from assistant.devices.sim.core import DeviceCore
 
 _TICK_S = 0.005
+
+
+class SimulatedDevice(Protocol):
+    """What a simulator core offers the pty runner."""
+
+    uid: str
+    kind: DeviceKind
+
+    def boot(self) -> None: ...
+
+    def receive(self, data: bytes) -> None: ...
+
+    def poll(self) -> None: ...
+
+    def take_output(self) -> bytes: ...
 
 
 class PtySimulator:
     """Runs ``core`` on a background thread behind a pty; ``path`` is the port to open."""
 
-    def __init__(self, core: DeviceCore, *, link: Path | None = None, register: bool = True):
+    def __init__(self, core: SimulatedDevice, *, link: Path | None = None, register: bool = True):
         self.core = core
         self._link = link
         self._register = register
@@ -34,6 +50,7 @@ class PtySimulator:
         self._thread: threading.Thread | None = None
         self._master = -1
         self._slave = -1
+        self._hung = False
         self.path = ""
 
     def __enter__(self) -> PtySimulator:
@@ -69,6 +86,10 @@ class PtySimulator:
             self._close_pty()
             self.core.boot()
             self._open_pty()
+
+    def hang(self, hung: bool = True) -> None:
+        """The device locks up (or recovers): input is swallowed, nothing is sent."""
+        self._hung = hung
 
     @property
     def plugged(self) -> bool:
@@ -112,7 +133,10 @@ class PtySimulator:
                 try:
                     if ready:
                         data = os.read(master, 4096)
-                        self.core.receive(data)
+                        if not self._hung:
+                            self.core.receive(data)
+                    if self._hung:
+                        continue
                     self.core.poll()
                     output = self.core.take_output()
                     if output:

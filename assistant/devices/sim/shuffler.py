@@ -48,6 +48,7 @@ class ShufflerCore(DeviceCore):
         self.shoe: list[str] = []
         self.jammed = False
         self.dealt: list[tuple[int, bool, str]] = []  # (seat, face_up, card) since SHUFFLE
+        self.history: list[tuple[int, bool, str]] = []  # every card dealt since power-on
 
     def _status(self) -> str:
         if self.jammed:
@@ -96,4 +97,5 @@ class ShufflerCore(DeviceCore):
             return Nak.JAM
         card = self.shoe.pop()
         self.dealt.append((seat, face_up, card))
+        self.history.append((seat, face_up, card))
         return (card, str(len(self.shoe)))
