@@ -85,6 +85,6 @@ def replay_summaries(events: list[Event]) -> list[dict[str, Any]]:
                 and (not summaries or summaries[-1]["hand"] != state.hand_number)
             ):
                 summaries.append(hand_summary(state))
-    except IllegalActionError as error:
+    except (IllegalActionError, AssertionError, TypeError, ValueError) as error:
         raise RecordingError(f"the recording does not replay: {error}") from None
     return summaries

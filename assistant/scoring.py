@@ -54,16 +54,18 @@ def parse_request(data: Any) -> tuple[Rules, int, int, list[ShowdownHand]]:
         raise ScoringInputError("'rules' is missing: name a preset such as 'seven-twenty-seven'")
     try:
         rules = preset(str(data["rules"]))
-        options = data.get("options") or {}
+        options = data.get("options", {})
         if not isinstance(options, Mapping):
-            raise ScoringInputError("'options' must be an object")
+            raise ScoringInputError("'options' must be an object of rule switches")
         rules = rules.with_options(**options)
     except RulesError as error:
         raise ScoringInputError(str(error)) from None
     pot = _int(data.get("pot"), "'pot'")
     if pot < 0:
         raise ScoringInputError(f"'pot' cannot be negative ({pot})")
-    dealer = _int(data.get("dealer_seat", 0), "'dealer_seat'")
+    if "dealer_seat" not in data:
+        raise ScoringInputError("'dealer_seat' is missing: the seat of the dealer, for the odd chips")
+    dealer = _int(data["dealer_seat"], "'dealer_seat'")
     players = data.get("players")
     if not isinstance(players, list) or not players:
         raise ScoringInputError("'players' must be a non-empty list of the players still in")

@@ -46,9 +46,9 @@ class SessionStore:
         self.path = Path(path)
         try:
             self._db = sqlite3.connect(self.path, isolation_level=None)
+            self._check_schema()  # before anything writes to a file that may be someone else's
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
-            self._check_schema()
         except sqlite3.DatabaseError as error:
             raise StoreError(f"{self.path} is not a readable session file: {error}") from None
 
@@ -124,7 +124,7 @@ class SessionStore:
             raise StoreError(f"{self.path} holds no session to resume")
         try:
             return Session(self.load_events(sid))
-        except IllegalActionError as error:
+        except (IllegalActionError, AssertionError, TypeError, ValueError) as error:
             raise StoreError(f"session {sid} in {self.path} does not replay: {error}") from None
 
     def attach(self, session: Session, session_id: int) -> Callable[[], None]:

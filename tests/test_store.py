@@ -1,6 +1,5 @@
 """Sessions are saved to SQLite as they go and resume exactly, even after a crash."""
 
-import os
 import signal
 import sqlite3
 import subprocess
@@ -99,10 +98,12 @@ def test_an_event_that_no_longer_replays_is_reported(tmp_path: Path) -> None:
         SessionStore(db).resume(sid)
 
 
-def test_another_programs_sqlite_file_is_refused(tmp_path: Path) -> None:
+def test_another_programs_sqlite_file_is_refused_and_left_unchanged(tmp_path: Path) -> None:
     db = tmp_path / "other.db"
     with sqlite3.connect(db) as raw:
         raw.execute("CREATE TABLE recipes (name TEXT)")
+    before = db.read_bytes()
     with pytest.raises(StoreError, match="not a dealer-assistant session file"):
         SessionStore(db)
-    assert os.path.getsize(db) > 0
+    assert db.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.db"]

@@ -39,7 +39,7 @@ class TableDeck:
                 card
                 for s in session.state.seats
                 if s.folded and s.in_hand
-                for card in (*s.known_cards, *self.hidden.get(s.seat, []))
+                for card in (*s.known_cards, *self.hidden.pop(s.seat, []))
             ]
             self.cards = folded
             self.rng.shuffle(self.cards)

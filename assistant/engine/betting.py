@@ -89,6 +89,7 @@ def check(state: TableState, event: Checked) -> None:
 
 
 def bet(state: TableState, event: BetMade) -> None:
+    whole_chips(event.amount)
     s = betting_turn(state, event.seat, "bet")
     if state.phase is Phase.MATCHING:
         raise errors.IllegalActionError(f"seat {s.seat} must match the bet or fold")
@@ -134,6 +135,7 @@ def call(state: TableState, event: Called) -> None:
 
 
 def raise_bet(state: TableState, event: Raised) -> None:
+    whole_chips(event.amount)
     s = betting_turn(state, event.seat, "raise")
     if state.phase is not Phase.BETTING:
         raise errors.IllegalActionError("bets are fixed in this game: there are no raises")
@@ -145,22 +147,31 @@ def raise_bet(state: TableState, event: Raised) -> None:
     check_amount(state, s, event.amount, needed=to_call + event.amount)
     pay(state, s, to_call + event.amount)
     state.current_bet = s.bet
-    state.raises += 1
+    if event.amount >= state.stakes.min_bet:
+        state.raises += 1  # an all-in raise short of the minimum does not use up the cap
     reopen(state, s)
 
 
 def fold_action(state: TableState, event: Folded) -> None:
-    s = betting_turn(state, event.seat, "fold")
-    if state.phase is Phase.TURN_BET:
-        raise errors.IllegalActionError("bet or pass: there is nothing to fold to")
-    matching = state.phase is Phase.MATCHING
+    state._expect(Phase.BETTING, Phase.TURN_DRAW, Phase.TURN_BET, Phase.MATCHING, action="fold")
+    s = state._expect_turn(event.seat, state.actor)
+    phase = state.phase
     state._fold(s)
     if state.hand_done:
         return
-    if matching:
+    if phase is Phase.MATCHING:
         next_matcher(state)
+    elif phase in (Phase.TURN_DRAW, Phase.TURN_BET):
+        end_turn(state)
     else:
         next_bettor(state)
+
+
+def whole_chips(amount: object) -> int:
+    """Chips are whole numbers: anything else is refused."""
+    if isinstance(amount, bool) or not isinstance(amount, int):
+        raise errors.BetLimitError(f"chips are whole numbers, not {amount!r}")
+    return amount
 
 
 def end_betting(state: TableState) -> None:

@@ -29,6 +29,10 @@ class Stakes:
     max_raises: int = 3
 
     def __post_init__(self) -> None:
+        for name in ("ante", "min_bet", "max_bet", "max_raises"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"stakes are whole numbers of chips: {name} is {value!r}")
         if self.ante < 0 or self.min_bet < 1 or self.max_bet < self.min_bet or self.max_raises < 0:
             raise ValueError(
                 f"invalid stakes: ante {self.ante}, bets {self.min_bet}-{self.max_bet}, "
@@ -40,6 +44,10 @@ class Stakes:
 class Player:
     name: str
     stack: int
+
+    def __post_init__(self) -> None:
+        if isinstance(self.stack, bool) or not isinstance(self.stack, int) or self.stack < 0:
+            raise ValueError(f"{self.name}'s stack must be a whole number of chips, not {self.stack!r}")
 
 
 @dataclass(frozen=True)

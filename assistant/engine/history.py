@@ -64,9 +64,11 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
                 players=tuple(Player(**p) for p in values["players"]),
                 dealer=int(values.get("dealer", 0)),
             )
-        for key in ("card",):
-            if key in values and values[key] is not None:
-                values[key] = parse_card(values[key])
+        for key in ("seat", "amount", "index"):
+            if key in values and (isinstance(values[key], bool) or not isinstance(values[key], int)):
+                raise TypeError(f"{key} must be a whole number, not {values[key]!r}")
+        if values.get("card") is not None:
+            values["card"] = parse_card(values["card"])
         if "cards" in values:
             values["cards"] = tuple(parse_card(c) for c in values["cards"])
         if "declaration" in values:

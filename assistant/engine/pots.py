@@ -7,7 +7,7 @@ players who reached it contest, scored by :func:`~assistant.engine.showdown.scor
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from assistant.engine.showdown import ShowdownHand, ShowdownResult, score_showdown
@@ -31,26 +31,29 @@ class HandResult:
     pots: tuple[Pot, ...]
     showdowns: tuple[ShowdownResult, ...]  # one per pot that was contested
     uncontested: int | None = None  # the seat left alone when everyone else folded
+    returned: dict[int, int] = field(default_factory=dict)  # chips nobody still in matched
 
     @property
     def main(self) -> ShowdownResult | None:
         return self.showdowns[0] if self.showdowns else None
 
 
-def layer_pots(committed: dict[int, int], live: set[int]) -> tuple[Pot, ...]:
-    """Split the chips put in into a main pot and side pots.
+def layer_pots(committed: dict[int, int], live: set[int]) -> tuple[tuple[Pot, ...], dict[int, int]]:
+    """Split the chips put in into a main pot and side pots, and what goes back.
+
+    Chips above what any player still in put in cannot be won by anyone: they go back
+    to whoever put them in.
 
     >>> layer_pots({0: 10, 1: 30, 2: 30, 3: 5}, live={0, 1, 2})
-    (Pot(amount=35, seats=(0, 1, 2)), Pot(amount=40, seats=(1, 2)))
+    ((Pot(amount=35, seats=(0, 1, 2)), Pot(amount=40, seats=(1, 2))), {})
+    >>> layer_pots({0: 4, 1: 24, 2: 24}, live={0})
+    ((Pot(amount=12, seats=(0,)),), {1: 20, 2: 20})
     """
     levels = sorted({committed[s] for s in live})
     pots: list[Pot] = []
     previous = 0
-    for index, level in enumerate(levels):
-        top = index == len(levels) - 1
-        amount = sum(
-            (chips if top else min(chips, level)) - min(chips, previous) for chips in committed.values()
-        )
+    for level in levels:
+        amount = sum(min(chips, level) - min(chips, previous) for chips in committed.values())
         seats = tuple(sorted(s for s in live if committed[s] >= level))
         if amount:
             if pots and pots[-1].seats == seats:
@@ -58,26 +61,24 @@ def layer_pots(committed: dict[int, int], live: set[int]) -> tuple[Pot, ...]:
             else:
                 pots.append(Pot(amount, seats))
         previous = level
-    return tuple(pots)
+    returned = {seat: chips - previous for seat, chips in committed.items() if chips > previous}
+    return tuple(pots), returned
 
 
 def settle(state: TableState, uncontested: int | None = None) -> HandResult:
     """Score the hand in ``state`` and say who gets which chips."""
     committed = {s.seat: s.committed for s in state.seats if s.in_hand}
     total = sum(committed.values())
-    if uncontested is not None:
-        return HandResult(
-            pot=total,
-            awards={uncontested: total},
-            pots=(Pot(total, (uncontested,)),),
-            showdowns=(),
-            uncontested=uncontested,
-        )
-    live = {s.seat for s in state.live_seats}
-    pots = layer_pots(committed, live)
+    live = {uncontested} if uncontested is not None else {s.seat for s in state.live_seats}
+    pots, returned = layer_pots(committed, live)
     awards: dict[int, int] = {seat: 0 for seat in sorted(live)}
+    for seat, chips in returned.items():
+        awards[seat] = awards.get(seat, 0) + chips
     showdowns = []
     for pot in pots:
+        if len(pot.seats) == 1:
+            awards[pot.seats[0]] += pot.amount
+            continue
         hands = [
             ShowdownHand(
                 seat,
@@ -90,4 +91,11 @@ def settle(state: TableState, uncontested: int | None = None) -> HandResult:
         showdowns.append(result)
         for seat, chips in result.awards.items():
             awards[seat] += chips
-    return HandResult(pot=total, awards=awards, pots=pots, showdowns=tuple(showdowns))
+    return HandResult(
+        pot=total,
+        awards=awards,
+        pots=pots,
+        showdowns=tuple(showdowns),
+        uncontested=uncontested,
+        returned=returned,
+    )

@@ -105,8 +105,24 @@ class Rules:
         return TiePolicy.LOW if self.under_beats_over else self.tie
 
     def with_options(self, **options: Any) -> Rules:
-        """A copy with house-rule switches changed (keys as in :data:`OPTION_KEYS`)."""
-        return replace(self, **_convert_options(options))
+        """A copy with house-rule switches changed (keys as in :data:`OPTION_KEYS`).
+
+        A switch overrides the preset: ``under_beats_over`` set on a preset with another
+        tie policy replaces it (setting both, in contradiction, is an error).
+        """
+        unknown = sorted(set(options) - set(OPTION_KEYS))
+        if unknown:
+            raise RulesError(f"unknown rules option {unknown[0]!r}; known: {', '.join(OPTION_KEYS)}")
+        converted = _convert_options(options)
+        if converted.get("under_beats_over") and "tie" not in converted:
+            converted["tie"] = TiePolicy.SPLIT
+        elif (
+            "tie" in converted
+            and "under_beats_over" not in converted
+            and converted["tie"] is not TiePolicy.SPLIT
+        ):
+            converted["under_beats_over"] = False
+        return replace(self, **converted)
 
     def options(self) -> dict[str, Any]:
         """The switches of this rule set, as JSON-ready values."""

@@ -179,7 +179,13 @@ class Session:
         self.apply(Folded(seat))
 
     def declare(self, seat: int, declaration: Declaration | str) -> None:
-        self.apply(Declared(seat, Declaration(declaration)))
+        try:
+            chosen = Declaration(declaration)
+        except ValueError:
+            raise errors.IllegalActionError(
+                f"a declaration is 'low', 'high' or 'both', not {declaration!r}"
+            ) from None
+        self.apply(Declared(seat, chosen))
 
     def show(self, seat: int, cards: Iterable[Card | str]) -> None:
         self.apply(HandShown(seat, _cards(cards)))

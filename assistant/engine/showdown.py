@@ -189,6 +189,7 @@ def score_showdown(rules: Rules, pot: int, dealer_seat: int, hands: Sequence[Sho
         _add(awards, divide(pot, low or high, dealer_seat))
         note = "nobody may win the other half: the whole pot goes to one half's winners"
     else:
-        _add(awards, divide(pot, seats, dealer_seat))
+        sharing = [seat for seat in seats if not values[seat].busted] or seats
+        _add(awards, divide(pot, sharing, dealer_seat))
         note = "nobody may win either half: the pot is shared by everyone in the showdown"
     return result(low_winners=low, high_winners=high, eliminated=tuple(sorted(eliminated)), note=note)

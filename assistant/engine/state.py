@@ -176,7 +176,7 @@ class TableState:
     # ------------------------------------------------------------------ checks
 
     def _seat(self, seat: int) -> SeatState:
-        if not 0 <= seat < len(self.seats):
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(self.seats):
             raise errors.IllegalActionError(f"there is no seat {seat}")
         return self.seats[seat]
 
@@ -201,11 +201,11 @@ class TableState:
         self._expect(Phase.WAITING, Phase.COMPLETE, action="start a hand")
         ante = self.stakes.ante
         for s in self.seats:
-            if s.stack < max(ante, 1):
-                s.out = True
+            if s.stack == 0:
+                s.out = True  # out of chips: out of the game
         playing = [s for s in self.seats if not s.out]
         if len(playing) < 2:
-            raise errors.SessionError("fewer than two players have chips for the ante: the game is over")
+            raise errors.SessionError("fewer than two players have chips left: the game is over")
         if self.hand_number > 0 or self.seats[self.dealer].out:
             self.dealer = next(i for i in self.clockwise_from(self.dealer) if not self.seats[i].out)
         self.hand_number += 1
@@ -220,9 +220,9 @@ class TableState:
             s.bet = s.committed = s.refusals = s.refusals_in_a_row = 0
             s.declaration = None
             s.in_hand = not s.out
-            if s.in_hand:
-                s.stack -= ante
-                s.committed = ante
+            if s.in_hand:  # short of the ante: all in for what is left
+                s.committed = min(ante, s.stack)
+                s.stack -= s.committed
         order = [i for i in self.clockwise_from(self.dealer) if self.seats[i].in_hand]
         self.queue = [seat for _ in self.rules.deal for seat in order]
         self.deal_faces = [face for face in self.rules.deal for _ in order]
@@ -441,7 +441,10 @@ class TableState:
         if s.seat not in self.queue:
             raise errors.IllegalActionError(f"seat {s.seat} ({s.name}) has nothing to show")
         self._reveal(s, event.cards)
-        self.queue.remove(s.seat)
+        self._check_bust(s)  # over the target under bust rules: folds, even now
+        if self.hand_done:
+            return
+        self.queue = [q for q in self.queue if q != s.seat]
         if not self.queue:
             self._score()
 
@@ -450,6 +453,12 @@ class TableState:
         s = self._seat(event.seat)
         if not s.live:
             raise errors.IllegalActionError(f"seat {s.seat} ({s.name}) is not in the hand")
+        top = max(o.committed for o in self.live_seats)
+        if s.committed < top:
+            raise errors.IllegalActionError(
+                f"seat {s.seat} ({s.name}) is all in and cannot win the side pots: "
+                "everyone declares, and the natural wins the main pot at the showdown"
+            )
         self._reveal(s, event.cards)
         if not is_natural(hand_totals(s.known_cards, self.rules), self.rules):
             low, high = self.rules.targets
@@ -480,24 +489,29 @@ class TableState:
             self._drop_from_turns(s.seat)
 
     def _drop_from_turns(self, seat: int) -> None:
-        """A player folded out of turn (a bust): move on if it was their decision."""
-        if seat in self.queue and self.phase is not Phase.DEALING:
-            first = self.queue[0] == seat
-            self.queue.remove(seat)
-            if first and not self.queue:
-                if self.phase is Phase.DRAWING:
-                    self._end_draw_round()
-                elif self.phase is Phase.DECLARING:
-                    self._start_showdown()
-                elif self.phase is Phase.EXPOSING:
-                    self._start_play()
-        elif self.phase is Phase.DEALING:
-            faces = [f for q, f in zip(self.queue, self.deal_faces, strict=True) if q != seat]
-            self.queue = [q for q in self.queue if q != seat]
-            self.deal_faces = faces
+        """A player folded out of turn (a bust): take them out of what is pending."""
+        if self.hand_done:
+            return
+        if self.phase is Phase.DEALING:
+            kept = [(q, f) for q, f in zip(self.queue, self.deal_faces, strict=True) if q != seat]
+            self.queue = [q for q, _ in kept]
+            self.deal_faces = [f for _, f in kept]
             if not self.queue:
                 self._after_deal()
-        elif self.actor == seat:
+            return
+        if seat in self.queue:
+            self.queue = [q for q in self.queue if q != seat]
+            if not self.queue:
+                finish = {
+                    Phase.DRAWING: self._end_draw_round,
+                    Phase.DECLARING: self._start_showdown,
+                    Phase.EXPOSING: self._start_play,
+                    Phase.SHOWDOWN: self._score,
+                }.get(self.phase)
+                if finish is not None:
+                    finish()
+            return
+        if self.actor == seat:
             if self.phase is Phase.BETTING:
                 betting.next_bettor(self)
             elif self.phase is Phase.MATCHING:
@@ -518,7 +532,7 @@ class TableState:
         self.queue = []
         self.actor = None
         self.phase = Phase.COMPLETE
-        if sum(1 for s in self.seats if s.stack >= max(self.stakes.ante, 1)) < 2:
+        if sum(1 for s in self.seats if s.stack > 0) < 2:
             self.phase = Phase.FINISHED
 
     # ------------------------------------------------------------------ corrections
@@ -535,6 +549,11 @@ class TableState:
         if event.card != old.card:
             self._check_new_card(event.card)
         s.cards[event.index] = HeldCard(event.card, old.face_up)
+        if s.busted and not is_busted(hand_totals(s.known_cards, self.rules), self.rules):
+            raise errors.IllegalActionError(
+                f"the misread card folded seat {s.seat} ({s.name}) as bust: undo back to that card "
+                "and enter it again, so the hand is replayed with the right card"
+            )
         self._check_bust(s)
         if not self.hand_done and s.folded:
             self._drop_from_turns(s.seat)

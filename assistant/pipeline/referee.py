@@ -253,12 +253,17 @@ class Referee:
         ):
             return self._query(change, f"{name} put in {added} chips, but it is not their turn to bet")
         event: Event
-        if decision.kind is DecisionKind.MATCH or (decision.to_call and added <= decision.to_call):
+        stack = self.session.state.seats[seat].stack
+        if decision.to_call and added == min(decision.to_call, stack):
             event = Called(seat)
-        elif decision.to_call:
+        elif decision.kind is DecisionKind.BET and decision.to_call and added > decision.to_call:
             event = Raised(seat, added - decision.to_call)
-        else:
+        elif decision.kind is DecisionKind.BET and not decision.to_call:
             event = BetMade(seat, added)
+        else:
+            return self._query(
+                change, f"{name} put in {added} chips, but {decision.to_call} are needed to call"
+            )
         return self._try([event], change.frame, change.zone, f"{name}'s chips: ")
 
     def _check_duplicates(self, table: dict[str, ZoneRead], frame: int) -> list[Outcome]:

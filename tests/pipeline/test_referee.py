@@ -189,3 +189,14 @@ def test_exposed_cards_and_declarations_in_fifteen_thirty_five() -> None:
     out = t.hold()
     assert type(applied(out)[0]).__name__ == "CardExposed"
     assert t.session.decision.seat == 0
+
+
+def test_chips_short_of_a_call_are_asked_about_not_read_as_a_call() -> None:
+    t = Table()
+    deal_round(t)
+    t.set(bet_zone(1), chips=5)
+    t.hold()  # Ben bets 5
+    t.set(bet_zone(2), chips=2)
+    out = t.hold()
+    assert isinstance(out[0], DealerQuery) and "5 are needed to call" in out[0].message
+    assert t.session.state.seats[2].stack == 49
