@@ -87,7 +87,7 @@ def run(out: Path) -> list[Path]:
             path = out / shot
             screen.grabWindow(0).save(str(path))
             saved.append(path)
-            print(f"{path}: {window.banner.text()}")
+            print(f"{path}: {window.banner.text()} (window {window.width()}x{window.height()})")
     window.close()
     store.close()
     return saved

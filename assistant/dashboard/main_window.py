@@ -12,7 +12,7 @@ from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QRect, Qt
-from PySide6.QtGui import QCloseEvent, QKeyEvent, QKeySequence, QResizeEvent, QShortcut
+from PySide6.QtGui import QCloseEvent, QKeyEvent, QKeySequence, QResizeEvent, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -109,6 +109,10 @@ class DashboardWindow(QMainWindow):
         outer.addWidget(self.picker)
         self.keys = QLabel()
         self.keys.setStyleSheet("font-size:12pt; color:#b8c4cf;")
+        # long texts wrap rather than widen the window past the screen
+        for label in (self.banner, self.title, self.keys):
+            label.setWordWrap(True)
+            label.setMinimumWidth(0)
         outer.addWidget(self.keys)
 
         self.buttons: dict[str, QPushButton] = {}
@@ -285,6 +289,12 @@ class DashboardWindow(QMainWindow):
         self.help.setGeometry(self.rect_of_central())
         self.help.setVisible(not self.help.isVisible())
         self.help.raise_()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        screen = self.screen()
+        if screen is not None:  # never grow past the screen when a row of buttons changes
+            self.setMaximumSize(screen.availableGeometry().size())
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

@@ -12,7 +12,15 @@ from html import escape
 
 from PySide6.QtCore import QRect, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPen, QResizeEvent
-from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from assistant.dashboard.presenter import SeatView, TableView
 from assistant.engine import FULL_DECK, Card
@@ -234,6 +242,9 @@ class CardPicker(QWidget):
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             button.setFixedHeight(27)
             button.setMinimumWidth(42)
+            # share the width evenly instead of asking for the text's width: 13 columns
+            # must fit beside the action buttons on a 1280-px screen
+            button.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
             color = "#c0182c" if card.suit.value in RED_SUITS else "#111"
             button.setStyleSheet(
                 f"QPushButton {{ color:{color}; background:#fafafa; font-size:13pt; font-weight:bold; }}"
