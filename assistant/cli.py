@@ -19,6 +19,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "assistant.synth.cli",
     "assistant.detect.cli",
     "assistant.vision.cli",
+    "assistant.pipeline.cli",
     "assistant.dashboard.cli",
     "assistant.devices.cli",
 )

@@ -1,0 +1,172 @@
+"""``dealer-assistant replay``: a recorded session through the camera pipeline."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "replay",
+        help="run a recorded session (a video) through the camera pipeline",
+        description="Replay a video of a hand through calibration, detection, the referee and the "
+        "rules engine; write the events (with frame numbers) and the result.",
+    )
+    parser.add_argument("video", type=Path)
+    parser.add_argument(
+        "--layout",
+        type=Path,
+        help="a calibration file (layout + camera mapping), or a layout file to calibrate from "
+        "the markers in the video (default: VIDEO.calibration.json next to the video)",
+    )
+    parser.add_argument("--rules", help="rules preset, overriding the sidecar's")
+    parser.add_argument(
+        "--sidecar", type=Path, help="dealer inputs (default: VIDEO.dealer.json next to the video)"
+    )
+    parser.add_argument("--json", type=Path, metavar="OUT", help="write the events and the result here")
+    parser.add_argument("--models", type=Path, help="folder of the detector's model files (default: models/)")
+    parser.add_argument(
+        "--hold", type=float, default=0.2, help="seconds a reading must persist (%(default)s)"
+    )
+    parser.add_argument(
+        "--dashboard", action="store_true", help="then open the dashboard on the replayed game"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.set_defaults(func=_replay)
+
+
+def _calibration(video: Path, layout: Path | None) -> Any:
+    from assistant.cli import CommandError
+    from assistant.vision.calibration import CalibrationError, load_calibration
+    from assistant.vision.cli import calibrate_from_source
+    from assistant.vision.layout import LayoutError, load_layout
+
+    path = layout or video.with_name(video.stem + ".calibration.json")
+    if not path.is_file():
+        raise CommandError(f"no calibration or layout file at {path} (give one with --layout)")
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise CommandError(f"{path} is not readable JSON: {error}") from None
+    try:
+        if isinstance(data, dict) and "layout" in data:
+            return load_calibration(path)
+        return calibrate_from_source(str(video), load_layout(path), max_frames=30)
+    except (CalibrationError, LayoutError) as error:
+        raise CommandError(str(error)) from None
+
+
+def _sidecar(args: argparse.Namespace, seats: int) -> Any:
+    from assistant.cli import CommandError
+    from assistant.engine.events import Player, Stakes
+    from assistant.engine.rules import RulesError, preset
+    from assistant.pipeline.sidecar import Sidecar, SidecarError, load_sidecar, sidecar_path
+
+    path = args.sidecar or sidecar_path(args.video)
+    try:
+        if path.is_file() or args.sidecar:
+            sidecar = load_sidecar(path)
+        else:
+            players = tuple(Player(f"Seat {i + 1}", 100) for i in range(seats))
+            sidecar = Sidecar(preset(args.rules or "seven-twenty-seven"), Stakes(), players, 0, ())
+            print(
+                f"replay: no dealer inputs at {path}: only what the camera sees is applied", file=sys.stderr
+            )
+        if args.rules:
+            from dataclasses import replace
+
+            options = sidecar.rules.options()
+            sidecar = replace(sidecar, rules=preset(args.rules).with_options(**options))
+    except (SidecarError, RulesError) as error:
+        raise CommandError(str(error)) from None
+    return sidecar
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from assistant.cli import CommandError
+    from assistant.detect.pipeline import MODELS_DIR, CardDetector, ModelMissingError
+    from assistant.pipeline.replay import replay
+    from assistant.vision.sources import SourceError, VideoFileSource
+
+    try:
+        source = VideoFileSource(args.video)
+    except SourceError as error:
+        raise CommandError(str(error)) from None
+    calibration = _calibration(args.video, args.layout)
+    sidecar = _sidecar(args, len(calibration.layout.seats))
+    if len(sidecar.players) != len(calibration.layout.seats):
+        raise CommandError(
+            f"the sidecar has {len(sidecar.players)} players but the layout has "
+            f"{len(calibration.layout.seats)} seats"
+        )
+    try:
+        detector = DetectorAdapter(CardDetector.load(args.models or MODELS_DIR))
+    except ModelMissingError as error:
+        raise CommandError(f"{error}: train one with 'dealer-assistant train' or restore models/") from None
+    bar = None
+    if not args.quiet:
+        from tqdm import tqdm
+
+        bar = tqdm(total=source.frame_count, unit="frame", desc=args.video.name, file=sys.stderr)
+    with source:
+        report = replay(
+            source,
+            calibration,
+            sidecar,
+            detector,
+            hold_s=args.hold,
+            progress=(lambda _index: bar.update(1)) if bar is not None else None,
+        )
+    if bar is not None:
+        bar.close()
+    data = report.to_json()
+    data["video"] = str(args.video)
+    if args.json:
+        args.json.write_text(json.dumps(data, indent=1) + "\n")
+    print(
+        f"{args.video}: {report.frames} frames at {report.fps:.1f} frames/s, "
+        f"{len(report.events)} events, {len(report.queries)} questions for the dealer"
+    )
+    for query in report.queries:
+        print(f"  frame {query['frame']}: {query['message']}")
+    if report.hands:
+        awards = ", ".join(
+            f"seat {seat} +{chips}" for seat, chips in report.hands[-1]["awards"].items() if chips
+        )
+        print(f"  result: {awards}")
+    if report.stopped:
+        print(f"replay stopped early: {report.stopped}", file=sys.stderr)
+        return 1
+    if args.dashboard:
+        return _open_dashboard(sidecar, data)
+    return 0
+
+
+def _open_dashboard(sidecar: Any, data: dict[str, Any]) -> int:
+    from assistant.dashboard.qt_env import application
+    from assistant.engine.actions import action_to_event
+    from assistant.engine.events import Event, SessionStarted
+    from assistant.engine.session import Session
+
+    app = application()
+    from assistant.dashboard.main_window import DashboardWindow
+
+    events: list[Event] = [SessionStarted(sidecar.rules, sidecar.stakes, sidecar.players, sidecar.dealer)]
+    events += [action_to_event(item["action"]) for item in data["events"]]
+    window = DashboardWindow(Session(events), title=f"replay of {data['video']}")
+    window.show()
+    return int(app.exec())
+
+
+class DetectorAdapter:
+    """The detector as the pipeline wants it: zone crops in, ``detect --json`` dicts out."""
+
+    def __init__(self, detector: Any) -> None:
+        self.detector = detector
+
+    def detect_batch(self, images: Any) -> list[dict[str, Any]]:
+        return [self.detector.detect(image).to_json() for image in images]
