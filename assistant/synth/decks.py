@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
@@ -43,7 +44,9 @@ class DeckRecord:
 
     ``index_box`` is the top-left index (rank glyph and suit pip) as a fraction of the
     card's width and height ``(x0, y0, x1, y1)``; an index in another corner is the same
-    box mirrored into that corner. ``index_corners`` lists the corners that print one.
+    box mirrored into that corner. ``index_corners`` lists the corners that print one;
+    ``court_index`` is False where the court cards print no index at all, and
+    ``index_has_suit`` False where the index is the rank alone (no suit pip beside it).
     """
 
     id: str
@@ -58,6 +61,8 @@ class DeckRecord:
     index_box: tuple[float, float, float, float]
     split: Split
     notes: str = ""
+    court_index: bool = True
+    index_has_suit: bool = True
 
     @property
     def usable(self) -> bool:
@@ -90,6 +95,8 @@ class DeckRecord:
             "index_box": [round(v, 4) for v in self.index_box],
             "split": self.split.value,
             "notes": self.notes,
+            "court_index": self.court_index,
+            "index_has_suit": self.index_has_suit,
         }
 
     @classmethod
@@ -114,9 +121,12 @@ class DeckRecord:
             index_box=(float(box[0]), float(box[1]), float(box[2]), float(box[3])),
             split=Split(str(data["split"])),
             notes=str(data.get("notes", "")),
+            court_index=bool(data.get("court_index", True)),
+            index_has_suit=bool(data.get("index_has_suit", True)),
         )
 
 
+@lru_cache(maxsize=1)
 def load_records() -> tuple[DeckRecord, ...]:
     """Every deck recorded in ``decks.json``, usable or not."""
     text = resources.files("assistant.synth").joinpath("decks.json").read_text("utf-8")

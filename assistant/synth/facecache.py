@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -20,7 +21,7 @@ from assistant.engine.cards import Card
 from assistant.synth.decks import DeckRecord
 from assistant.synth.svgdeck import all_cards
 
-Image = npt.NDArray[np.uint8]
+Image = npt.NDArray[Any]  # uint8 pixels (cv2 returns loosely typed arrays)
 
 FACE_HEIGHT = 360
 CACHE_VERSION = 1
@@ -54,7 +55,7 @@ def ensure_cached(record: DeckRecord, height: int = FACE_HEIGHT) -> Path:
     for card in [*all_cards(), None]:
         image = deck.render(card, height, width)
         target = directory / f"{_face_name(card)}.png"
-        partial = target.with_suffix(".tmp.png")
+        partial = target.with_name(f"{target.stem}.{os.getpid()}.tmp.png")
         if not cv2.imwrite(str(partial), image):
             raise OSError(f"cannot write {partial}")
         partial.replace(target)
@@ -62,49 +63,72 @@ def ensure_cached(record: DeckRecord, height: int = FACE_HEIGHT) -> Path:
     return directory
 
 
+SMALL_DIVISOR = 4  # the small copy of each face, for cards seen from afar
+
+
 @dataclass
 class DeckFaces:
-    """The cached faces of one deck, with mip levels made on demand."""
+    """The cached faces of one deck, decoded on first use, with mip levels made on demand."""
 
     record: DeckRecord
-    faces: dict[str, Image]
-    _mips: dict[tuple[str, int], Image] = field(default_factory=dict)
+    directory: Path
+    _images: dict[tuple[str, int], Image] = field(default_factory=dict)
 
     @classmethod
     def load(cls, record: DeckRecord, height: int = FACE_HEIGHT) -> DeckFaces:
-        directory = ensure_cached(record, height)
-        faces: dict[str, Image] = {}
-        for card in [*all_cards(), None]:
-            name = _face_name(card)
-            image = cv2.imread(str(directory / f"{name}.png"), cv2.IMREAD_UNCHANGED)
-            if image is None or image.ndim != 3 or image.shape[2] != 4:
-                raise OSError(f"cached face {directory / name}.png is unreadable; delete {directory}")
-            faces[name] = image
-        return cls(record, faces)
+        return cls(record, ensure_cached(record, height))
+
+    def _read(self, name: str, small: bool) -> Image:
+        path = self.directory / (f"{name}.small.png" if small else f"{name}.png")
+        image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED) if path.is_file() else None
+        if image is None and small:
+            full = self._level(name, 0)
+            h, w = full.shape[:2]
+            size = (max(2, round(w / SMALL_DIVISOR)), max(2, round(h / SMALL_DIVISOR)))
+            image = cv2.resize(full, size, interpolation=cv2.INTER_AREA)
+            partial = path.with_name(f"{path.stem}.{os.getpid()}.tmp.png")
+            if cv2.imwrite(str(partial), image):
+                partial.replace(path)
+        if image is None or image.ndim != 3 or image.shape[2] != 4:
+            raise OSError(f"cached face {path} is unreadable; delete {self.directory}")
+        return np.asarray(image, dtype=np.uint8)
+
+    def _level(self, name: str, level: int) -> Image:
+        """Mip ``level`` of a face: 0 full size, each level half the one before."""
+        key = (name, level)
+        image = self._images.get(key)
+        if image is not None:
+            return image
+        if level == 0:
+            image = self._read(name, small=False)
+        elif level == 2:
+            image = self._read(name, small=True)
+        else:
+            above = self._level(name, level - 1)
+            h, w = above.shape[:2]
+            image = cv2.resize(above, (max(2, w // 2), max(2, h // 2)), interpolation=cv2.INTER_AREA)
+        self._images[key] = image
+        return image
+
+    @property
+    def faces(self) -> dict[str, Image]:
+        """Every full-size face by name (``Ah`` .. ``back``), decoding what is not yet."""
+        return {_face_name(c): self._level(_face_name(c), 0) for c in [*all_cards(), None]}
 
     @property
     def size(self) -> tuple[int, int]:
         """(width, height) of a full-size face in pixels."""
-        h, w = self.faces["back"].shape[:2]
+        h, w = self._level("back", 0).shape[:2]
         return w, h
 
     def face(self, card: Card | None, min_height: float | None = None) -> Image:
         """The face of ``card`` (None: back), at the smallest mip >= ``min_height``."""
         name = _face_name(card)
-        full = self.faces[name]
         if min_height is None:
-            return full
+            return self._level(name, 0)
+        _, height = self.size
         level = 0
-        height = full.shape[0]
-        while height // 2 >= max(min_height, 8) and level < 4:
+        while height // 2 >= max(min_height, 8) and level < 5:
             height //= 2
             level += 1
-        if level == 0:
-            return full
-        key = (name, level)
-        mip = self._mips.get(key)
-        if mip is None:
-            w = max(2, round(full.shape[1] * height / full.shape[0]))
-            mip = cv2.resize(full, (w, height), interpolation=cv2.INTER_AREA)
-            self._mips[key] = mip
-        return mip
+        return self._level(name, level)

@@ -16,9 +16,14 @@ import numpy.typing as npt
 
 from assistant.engine.cards import Card, Rank, Suit
 
-Image = npt.NDArray[np.uint8]
+Image = npt.NDArray[Any]  # uint8 pixels (cv2 returns loosely typed arrays)
 
-SUIT_NAMES = {Suit.CLUBS: "club", Suit.DIAMONDS: "diamond", Suit.HEARTS: "heart", Suit.SPADES: "spade"}
+SUIT_NAMES = {
+    Suit.CLUBS: "club",
+    Suit.DIAMONDS: "diamond",
+    Suit.HEARTS: "heart",
+    Suit.SPADES: "spade",
+}
 RANK_NAMES = {
     **{Rank(v): str(v) for v in range(1, 11)},
     Rank.JACK: "jack",

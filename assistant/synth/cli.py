@@ -1,0 +1,126 @@
+"""``dealer-assistant synth ...``: training data and video fixtures from the renderer."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "synth",
+        help="render synthetic tables: detector datasets and recorded-hand videos",
+        description="Render synthetic 7/27 tables from the SVG decks of kdegames-card-data-kf5 "
+        "and gnome-cards-data.",
+    )
+    sub = parser.add_subparsers(dest="synth_command", metavar="WHAT", required=True)
+
+    ds = sub.add_parser("dataset", help="write a YOLO dataset with truth and index crops")
+    ds.add_argument("--out", type=Path, required=True, help="output directory (keep it out of the repo)")
+    ds.add_argument("--images", type=int, required=True, help="number of images")
+    ds.add_argument("--seed", type=int, default=0)
+    ds.add_argument("--val", type=float, default=0.1, help="fraction for val (validation decks)")
+    ds.add_argument("--test", type=float, default=0.1, help="fraction for test (held-out decks)")
+    ds.add_argument("--workers", type=int, default=0, help="processes (default: up to 2)")
+    ds.add_argument("--no-crops", action="store_true", help="skip the corner-index crops")
+    ds.set_defaults(func=_dataset)
+
+    vid = sub.add_parser("video", help="render a game script into NAME.mp4 and NAME.truth.json")
+    vid.add_argument(
+        "--script", type=Path, required=True, help="game script JSON (see assistant.synth.script)"
+    )
+    vid.add_argument("--out", type=Path, required=True, help="output directory")
+    vid.set_defaults(func=_video)
+
+    dk = sub.add_parser("decks", help="list the deck designs, their split and whether installed")
+    dk.add_argument("--render", action="store_true", help="render every usable deck into the face cache")
+    dk.set_defaults(func=_decks)
+
+
+def _dataset(args: argparse.Namespace) -> int:
+    from assistant.cli import CommandError
+    from assistant.synth.dataset import default_workers, write_dataset
+    from assistant.synth.decks import DecksMissingError
+
+    if args.images < 1:
+        raise CommandError("--images must be at least 1")
+    if not 0 <= args.val < 1 or not 0 <= args.test < 1 or args.val + args.test >= 1:
+        raise CommandError("--val and --test must be fractions that leave some training images")
+    workers = args.workers or default_workers()
+
+    def progress(done: int, total: int) -> None:
+        if done == total or done % 50 == 0:
+            print(
+                f"{done}/{total} images",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+        summary = write_dataset(
+            args.out,
+            args.images,
+            args.seed,
+            val=args.val,
+            test=args.test,
+            workers=workers,
+            crops=not args.no_crops,
+            progress=progress,
+        )
+    except DecksMissingError as error:
+        raise CommandError(str(error)) from error
+    except OSError as error:
+        raise CommandError(f"cannot write the dataset: {error}") from error
+    print(f"wrote {summary['images']} images, {summary['labels']} labels to {args.out}")
+    return 0
+
+
+def _video(args: argparse.Namespace) -> int:
+    from assistant.cli import CommandError
+    from assistant.synth.decks import DecksMissingError
+    from assistant.synth.script import ScriptError, load_script
+    from assistant.synth.video import render_video
+
+    try:
+        script = load_script(args.script)
+    except ScriptError as error:
+        raise CommandError(str(error)) from error
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+        video, truth = render_video(script, args.out)
+    except (DecksMissingError, ScriptError) as error:
+        raise CommandError(str(error)) from error
+    except OSError as error:
+        raise CommandError(f"cannot write the video: {error}") from error
+    print(f"wrote {video} and {truth}")
+    return 0
+
+
+def _decks(args: argparse.Namespace) -> int:
+    from assistant.cli import CommandError
+    from assistant.synth.decks import INSTALL_HINT, load_records
+
+    records = load_records()
+    missing = 0
+    for r in records:
+        present = r.file().is_file()
+        missing += not present
+        state = "usable" if r.usable else "unusable"
+        print(
+            f"{r.id:30} {r.split.value:9} {state:9} {'installed' if present else 'MISSING':9} "
+            f"courts={r.court_letters} colours={r.suit_colours} "
+            f"index={','.join(r.index_corners)} {r.notes}"
+        )
+    if missing == len(records):
+        raise CommandError(f"no deck is installed; run: {INSTALL_HINT}")
+    if args.render:
+        from assistant.synth.facecache import ensure_cached
+
+        for r in records:
+            if r.usable and r.file().is_file():
+                ensure_cached(r)
+        print("face cache complete")
+    return 0
