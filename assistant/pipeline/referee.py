@@ -73,9 +73,10 @@ def _added(before: Iterable[Card], after: Iterable[Card]) -> list[Card]:
 class Referee:
     """Feeds stable table changes into a :class:`Session`."""
 
-    def __init__(self, session: Session, infer_refusals: bool = True) -> None:
+    def __init__(self, session: Session, infer_refusals: bool = True, read_bets: bool = True) -> None:
         self.session = session
         self.infer_refusals = infer_refusals
+        self.read_bets = read_bets  # False: the dealer enters bets, chips seen are not read
         self.log: list[Outcome] = []
 
     # ------------------------------------------------------------------ entry points
@@ -141,17 +142,20 @@ class Referee:
             return []  # cards and chips being gathered between hands
         if kind == "cards":
             return self._on_cards(seat, change)
-        if kind == "bet":
+        if kind == "bet" and self.read_bets:
             return self._on_chips(seat, change)
         return []
 
     def _on_cards(self, seat: int, change: ZoneChange) -> list[Outcome]:
         before, after = change.before, change.after
         name = self.session.state.seats[seat].name
-        if after.card_count == 0 and before.card_count > 0:
-            return self._try([Folded(seat)], change.frame, change.zone, f"{name}'s cards were pushed away: ")
         new_up = _added(before.face_up, after.face_up)
         lost_up = _added(after.face_up, before.face_up)
+        pushed_away = after.card_count == 0 and before.card_count > 0
+        turned_over = bool(before.face_up) and not after.face_up and after.face_down > 0
+        if pushed_away or turned_over:
+            how = "pushed away" if pushed_away else "turned face down"
+            return self._try([Folded(seat)], change.frame, change.zone, f"{name}'s cards were {how}: ")
         down_delta = after.face_down - before.face_down
         if lost_up:
             shown = ", ".join(str(c) for c in lost_up)

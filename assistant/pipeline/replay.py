@@ -81,12 +81,17 @@ class TablePipeline:
         *,
         hold_s: float = 0.2,
         mm_per_px: float = 1.0,
+        read_bets: bool = True,
     ) -> None:
         self.session = session
-        self.referee = Referee(session)
+        self.referee = Referee(session, read_bets=read_bets)
         self.detector = detector
         seat_numbers = [seat.number for seat in calibration.layout.seats]
-        self.keys = layout_zone_keys(seat_numbers)
+        self.keys = {
+            key: zone
+            for key, zone in layout_zone_keys(seat_numbers).items()
+            if read_bets or key.endswith(".cards")
+        }
         zones = {key: rect for key, rect in calibration.layout.zones().items() if key in self.keys}
         self.rectifier = ZoneRectifier(calibration, zones, mm_per_px=mm_per_px)
         self.gate = MotionGate()
@@ -142,7 +147,9 @@ def replay(
     """Run a recorded session through the pipeline; keeps everything read so far if the
     video stops early (``report.stopped`` says why)."""
     session = Session.new(sidecar.rules, sidecar.stakes, sidecar.players, sidecar.dealer)
-    pipeline = TablePipeline(session, calibration, detector, hold_s=hold_s)
+    pipeline = TablePipeline(
+        session, calibration, detector, hold_s=hold_s, read_bets=sidecar.bets_from_camera
+    )
     report = ReplayReport(source_fps=float(getattr(source, "fps", 0.0) or 0.0))
     pending = list(sidecar.inputs)
     started = time.perf_counter()

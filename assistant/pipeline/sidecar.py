@@ -43,6 +43,7 @@ class Sidecar:
     players: tuple[Player, ...]
     dealer: int
     inputs: tuple[DealerInput, ...]
+    bets_from_camera: bool = True  # False: bets are among the dealer's inputs
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -58,6 +59,7 @@ class Sidecar:
             },
             "players": [[p.name, p.stack] for p in self.players],
             "dealer": self.dealer,
+            "bets": "camera" if self.bets_from_camera else "dealer",
             "inputs": [{"frame": i.frame, "action": event_to_action(i.event)} for i in self.inputs],
         }
 
@@ -90,7 +92,10 @@ def parse_sidecar(data: Any, origin: str = "sidecar") -> Sidecar:
     frames = [i.frame for i in inputs]
     if frames != sorted(frames):
         raise SidecarError(f"{origin}: inputs must be in frame order")
-    return Sidecar(rules, stakes, players, dealer, tuple(inputs))
+    bets = data.get("bets", "camera")
+    if bets not in ("camera", "dealer"):
+        raise SidecarError(f"{origin}: 'bets' is 'camera' or 'dealer', not {bets!r}")
+    return Sidecar(rules, stakes, players, dealer, tuple(inputs), bets == "camera")
 
 
 def load_sidecar(path: str | Path) -> Sidecar:

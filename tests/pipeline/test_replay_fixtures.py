@@ -1,0 +1,44 @@
+"""Every bundled video fixture replays to its ground truth through the real pipeline:
+the same actions in the same order, the same cards per seat, the same awards."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from assistant.pipeline.truth import CAMERA_ACTIONS, truth_actions
+
+VIDEOS = Path(__file__).resolve().parents[2] / "fixtures" / "video"
+FIXTURES = sorted(p.name.removesuffix(".truth.json") for p in VIDEOS.glob("*.truth.json"))
+
+
+@pytest.fixture(scope="module")
+def detector():
+    from assistant.detect.pipeline import MODELS_DIR, CardDetector
+    from assistant.pipeline.cli import DetectorAdapter
+
+    return DetectorAdapter(CardDetector.load(MODELS_DIR))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", FIXTURES)
+def test_video_fixture_replays_to_its_ground_truth(name: str, detector) -> None:
+    from assistant.pipeline.replay import replay
+    from assistant.pipeline.sidecar import load_sidecar
+    from assistant.vision.calibration import load_calibration
+    from assistant.vision.sources import VideoFileSource
+
+    truth = json.loads((VIDEOS / f"{name}.truth.json").read_text())
+    calibration = load_calibration(VIDEOS / f"{name}.calibration.json")
+    sidecar = load_sidecar(VIDEOS / f"{name}.dealer.json")
+    with VideoFileSource(VIDEOS / f"{name}.mp4") as source:
+        report = replay(source, calibration, sidecar, detector)
+    expected = truth_actions(truth)
+    got = [(e["frame"], e["action"]) for e in report.events]
+    assert report.queries == []
+    assert [a for _, a in got] == [a for _, a in expected]
+    assert report.hands[-1]["awards"] == truth["result"]["awards"]
+    # the camera's events come no later than the truth's frame for them
+    for (frame, action), (truth_frame, _) in zip(got, expected, strict=True):
+        if action[0] in CAMERA_ACTIONS:
+            assert frame <= truth_frame, (action, frame, truth_frame)
