@@ -50,7 +50,7 @@ def sidecar_from_truth(truth: dict[str, Any], bets_from_camera: bool = False) ->
     """The dealer inputs of a fixture: everything the camera cannot see, at its frame."""
     script = truth["script"]
     seen = CAMERA_ACTIONS | (BET_ACTIONS if bets_from_camera else frozenset())
-    inputs = []
+    inputs: list[DealerInput] = []
     for frame, action in truth_actions(truth):
         if action[0] in seen:
             continue
