@@ -7,8 +7,8 @@ down the crop). A crop knows how to map its pixels back to the table.
 
 >>> from assistant.vision.geometry import Rect
 >>> zone = Rect((0.0, 0.0), (100.0, 60.0), 0.0)
->>> table_to_crop_matrix(zone, 0.5) @ [-50.0, -30.0, 1.0]
-array([-0.5, -0.5,  1. ])
+>>> (table_to_crop_matrix(zone, 0.5) @ [-50.0, -30.0, 1.0]).tolist()
+[-0.5, -0.5, 1.0]
 """
 
 from __future__ import annotations
