@@ -1,0 +1,59 @@
+"""Replay speed and event delay on the bundled video fixtures (1280x720).
+
+    python benchmarks/bench_replay.py [NAME ...]
+
+For each fixture: frames per second of the whole pipeline (decode, rectify, motion gate,
+detector, hysteresis, referee, engine) on this machine, and the delay from a card coming
+to rest to its event, in video time. The renderer moves a card for 5 frames and holds it
+for 2; the truth marks the last held frame, so a card rests at ``truth frame - 2``.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+from pathlib import Path
+
+from assistant.detect.pipeline import MODELS_DIR, CardDetector
+from assistant.pipeline.cli import DetectorAdapter
+from assistant.pipeline.replay import replay
+from assistant.pipeline.sidecar import load_sidecar
+from assistant.pipeline.truth import CAMERA_ACTIONS, truth_actions
+from assistant.vision.calibration import load_calibration
+from assistant.vision.sources import VideoFileSource
+
+VIDEOS = Path(__file__).resolve().parent.parent / "fixtures" / "video"
+REST_BEFORE_TRUTH = 2  # HOLD_FRAMES of assistant.synth.video
+
+
+def main() -> None:
+    names = sys.argv[1:] or sorted(p.name.removesuffix(".truth.json") for p in VIDEOS.glob("*.truth.json"))
+    detector = DetectorAdapter(CardDetector.load(MODELS_DIR))
+    for name in names:
+        truth = json.loads((VIDEOS / f"{name}.truth.json").read_text())
+        with VideoFileSource(VIDEOS / f"{name}.mp4") as source:
+            report = replay(
+                source,
+                load_calibration(VIDEOS / f"{name}.calibration.json"),
+                load_sidecar(VIDEOS / f"{name}.dealer.json"),
+                detector,
+            )
+        expected = truth_actions(truth)
+        got = [(e["frame"], e["action"]) for e in report.events]
+        matches = [a for _, a in got] == [a for _, a in expected]
+        delays = [
+            (frame - (truth_frame - REST_BEFORE_TRUTH)) / truth["fps"] * 1000
+            for (frame, action), (truth_frame, truth_action) in zip(got, expected, strict=False)
+            if action == truth_action and action[0] in CAMERA_ACTIONS
+        ]
+        delay = f"{statistics.median(delays):.0f} ms median, {max(delays):.0f} ms worst" if delays else "n/a"
+        print(
+            f"{name}: {report.frames} frames, {report.fps:.1f} frames/s, "
+            f"{report.zones_detected} zone detections, events match truth: {matches} "
+            f"({len(got)} of {len(expected)}), {len(report.queries)} queries, card-to-event delay {delay}"
+        )
+
+
+if __name__ == "__main__":
+    main()
