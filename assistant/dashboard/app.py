@@ -1,4 +1,5 @@
-"""Opening the dashboard: the saved-session file, resume or new, the window, a frame source."""
+"""Opening the dashboard: the saved-session file, resume or new, the window, a frame source
+(read into the game when calibrated), the table's USB devices."""
 
 from __future__ import annotations
 
@@ -25,7 +26,13 @@ class DashboardOptions:
     setup: SessionSetup | None = None
     name: str = "session"
     video: Path | None = None
-    camera: int | None = None
+    camera: str | None = None  # an index ("0") or a device path
+    calibration: Path | None = None
+    models: Path | None = None
+    hold_s: float = 0.2
+    devices: bool = False  # search every port for the table's devices
+    lights: str | None = None
+    shuffler: str | None = None
     quit_after_ms: int | None = None
     screenshot: Path | None = None
 
@@ -65,19 +72,49 @@ def open_store(path: Path) -> SessionStore:
         raise DashboardError(str(error)) from None
 
 
+def _no_wait(_seconds: float) -> None:
+    """A lost camera is retried on the window's timer, never by sleeping in it."""
+
+
 def open_source(options: DashboardOptions) -> Any:
     """The frame source asked for on the command line, or None."""
     if options.video is None and options.camera is None:
+        if options.calibration is not None:
+            raise DashboardError("--calibration needs a source: --camera INDEX|PATH or --video FILE")
         return None
-    from assistant.vision.sources import CameraSource, SourceError, VideoFileSource
+    from assistant.vision.sources import SourceError, VideoFileSource
+    from assistant.vision.sources import open_source as open_frames
 
     try:
         if options.video is not None:
             return VideoFileSource(options.video)
         assert options.camera is not None
-        return CameraSource(options.camera)
+        return open_frames(options.camera, sleep=_no_wait)
     except SourceError as error:
         raise DashboardError(str(error)) from None
+
+
+def open_calibration(options: DashboardOptions) -> Any:
+    """The calibration file asked for, or None; a bad one is refused before any window."""
+    if options.calibration is None:
+        return None
+    from assistant.vision.calibration import CalibrationError, load_calibration
+    from assistant.vision.layout import LayoutError
+
+    try:
+        return load_calibration(options.calibration)
+    except (LayoutError, CalibrationError) as error:
+        raise DashboardError(str(error)) from None
+
+
+def device_manager(options: DashboardOptions) -> tuple[Any, list[str] | None] | None:
+    """A device manager and the ports to look on (None: every port), when asked for."""
+    named = [port for port in (options.lights, options.shuffler) if port]
+    if not (options.devices or named):
+        return None
+    from assistant.devices.manager import DeviceManager
+
+    return DeviceManager(extra_ports=named), None if options.devices else named
 
 
 def _describe(store: SessionStore, session_id: int) -> str:
@@ -121,6 +158,7 @@ def run_dashboard(options: DashboardOptions) -> int:
     store = open_store(options.session_path)
     try:
         source = open_source(options)
+        calibration = open_calibration(options)
         from assistant.dashboard.qt_env import application, drops_none_references
 
         app = application()
@@ -144,13 +182,18 @@ def run_dashboard(options: DashboardOptions) -> int:
         )
         window.show()
         if source is not None:
-            from assistant.dashboard.camera_view import FrameFeed
+            detector, note = None, ""
+            if calibration is not None:
+                from assistant.dashboard.live_table import load_detector
 
-            fps = float(getattr(source, "fps", 30.0) or 30.0)
-            description = str(getattr(source, "description", "camera"))
-            window.attach_feed(
-                FrameFeed(window.camera, source, interval_ms=max(1, int(1000 / fps)), description=description)
-            )
+                detector, note = load_detector(options.models)
+                if detector is not None:
+                    note = ""
+            window.attach_camera(source, calibration, detector, note=note, hold_s=options.hold_s)
+        devices = device_manager(options)
+        if devices is not None:
+            manager, ports = devices
+            window.attach_devices(manager, ports)
         if options.quit_after_ms is not None:
 
             def finish() -> None:

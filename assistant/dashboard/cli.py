@@ -48,8 +48,35 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--dealer", type=int, default=0, help="seat that deals the first hand")
     parser.add_argument("--name", default="session", help="name of a new session in the file")
     source = parser.add_mutually_exclusive_group()
-    source.add_argument("--video", type=Path, metavar="FILE", help="show a recorded video in the camera view")
-    source.add_argument("--camera", type=int, metavar="INDEX", help="show a live camera in the camera view")
+    source.add_argument(
+        "--video",
+        type=Path,
+        metavar="FILE",
+        help="a recorded video in the camera view, read into the game with --calibration",
+    )
+    source.add_argument(
+        "--camera",
+        metavar="INDEX|PATH",
+        help="a live camera (index 0, 1, ... or a device such as /dev/video0), read into the game "
+        "with --calibration",
+    )
+    parser.add_argument(
+        "--calibration",
+        type=Path,
+        metavar="FILE",
+        help="the camera's calibration (dealer-assistant calibrate): zones drawn, cards read into the game",
+    )
+    parser.add_argument(
+        "--models", type=Path, metavar="DIR", help="folder of the detector's model files (default: models/)"
+    )
+    parser.add_argument(
+        "--hold", type=float, default=0.2, help="seconds a camera reading must persist (%(default)s)"
+    )
+    parser.add_argument(
+        "--devices", action="store_true", help="look on every serial port for seat lights and a shuffler"
+    )
+    parser.add_argument("--lights", metavar="PORT", help="the seat-light controller's serial port")
+    parser.add_argument("--shuffler", metavar="PORT", help="the card shuffler's serial port")
     parser.add_argument("--quit-after", type=int, metavar="MS", help="close the window after MS milliseconds")
     parser.add_argument(
         "--screenshot", type=Path, metavar="PNG", help="with --quit-after: save the window first"
@@ -113,6 +140,12 @@ def run(args: argparse.Namespace) -> int:
         name=args.name,
         video=args.video,
         camera=args.camera,
+        calibration=args.calibration,
+        models=args.models,
+        hold_s=args.hold,
+        devices=args.devices,
+        lights=args.lights,
+        shuffler=args.shuffler,
         quit_after_ms=args.quit_after,
         screenshot=args.screenshot,
     )

@@ -35,6 +35,7 @@ KEY_HELP: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
             ("7 H, 10 S, Q D ...", "type a card (rank then suit): dealt to / taken by the seat on turn"),
             ("Space or Enter", "deal or give a face-down card nobody saw"),
             ("N", "the seat on turn refuses the card"),
+            ("G", "the shuffler deals the card the game wants (with a shuffler connected)"),
         ),
     ),
     (

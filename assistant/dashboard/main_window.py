@@ -3,6 +3,11 @@
 The window observes the session (``Session.subscribe``) and redraws from the engine's
 state after every change; every action goes through :class:`DealerController`, so an
 illegal one is refused with the engine's message, shown in red.
+
+A camera (:meth:`DashboardWindow.attach_camera`) adds its reads and its questions for the
+dealer; the table's USB devices (:meth:`DashboardWindow.attach_devices`) add a panel with
+their state and the shuffler's deal (key G). Both are optional: without them, and when
+they fail, the dealer enters everything by hand.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QCloseEvent, QKeyEvent, QKeySequence, QResizeEvent, QShortcut, QShowEvent
@@ -29,8 +35,18 @@ from assistant.dashboard.controller import KEY_HELP, DealerController
 from assistant.dashboard.dialogs import CardDialog
 from assistant.dashboard.history_text import hand_history
 from assistant.dashboard.presenter import TableView, present
+from assistant.dashboard.queries_panel import Answer, QueriesPanel
 from assistant.dashboard.table_widgets import CardPicker, TableWidget, card_label
 from assistant.engine import Card, DecisionKind, Declaration, Event, Phase, Session, TableState
+
+if TYPE_CHECKING:
+    from assistant.dashboard.camera_pipeline import CameraPipeline
+    from assistant.dashboard.devices_panel import DevicesPanel
+    from assistant.devices.manager import DeviceManager
+    from assistant.pipeline.referee import Applied
+    from assistant.pipeline.replay import ZoneDetector
+    from assistant.vision.calibration import Calibration
+    from assistant.vision.sources import FrameSource
 
 BUTTON_STYLE = "QPushButton { font-size:14pt; padding:6px 12px; }"
 AMOUNT_BUTTONS = 10  # clickable bet amounts 1-10 (within the table's limits)
@@ -66,6 +82,8 @@ class DashboardWindow(QMainWindow):
         self.setWindowTitle(title)
         self.log: list[str] = []
         self.feed: FrameFeed | None = None
+        self.pipeline: CameraPipeline | None = None
+        self.devices: DevicesPanel | None = None
         self.history_dir = Path.cwd()
         central = QWidget()
         central.setObjectName("central")
@@ -91,9 +109,13 @@ class DashboardWindow(QMainWindow):
         middle = QHBoxLayout()
         self.table = TableWidget(len(session.state.seats))
         middle.addWidget(self.table, 2)
-        side = QVBoxLayout()
+        side = self.side = QVBoxLayout()
         self.camera = CameraView()
         side.addWidget(self.camera, 2)
+        self.queries = QueriesPanel(session, self.correct_dialog)
+        self.queries.answered.connect(self._answered)
+        self.queries.hide()
+        side.addWidget(self.queries)
         self.panel = QPlainTextEdit()
         self.panel.setReadOnly(True)
         self.panel.setFocusPolicy(Qt.FocusPolicy.NoFocus)
@@ -275,6 +297,9 @@ class DashboardWindow(QMainWindow):
         if text.upper() == "X":
             self.bust_dialog()
             return
+        if text.upper() == "G" and self.devices is not None:
+            self.devices.deal_next()
+            return
         if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
             text = "\r"
         if text and self.controller.key(text) is not None:
@@ -300,11 +325,13 @@ class DashboardWindow(QMainWindow):
         super().resizeEvent(event)
         self.help.setGeometry(self.rect_of_central())
 
-    def correct_dialog(self) -> None:
+    def correct_dialog(self) -> bool:
+        """Ask for a correction; True when one was applied."""
         dialog = CardDialog(self.session.state, "Correct or enter a card", parent=self)
         if dialog.exec():
             seat, index, text = dialog.selection()
-            self.controller.correct(seat, index, text)
+            return self.controller.correct(seat, index, text).ok
+        return False
 
     def bust_dialog(self) -> None:
         dialog = CardDialog(self.session.state, "A player shows a bust", several=True, parent=self)
@@ -338,9 +365,113 @@ class DashboardWindow(QMainWindow):
         self.feed = feed
         feed.start()
 
+    def say(self, ok: bool, text: str) -> None:
+        """Show a message from the camera or a device as the controller's own are shown."""
+        self.controller.message, self.controller.message_ok = text, ok
+        self.refresh()
+
+    def _answered(self, answer: Answer) -> None:
+        self.say(answer.ok, answer.text)
+
+    def _camera_applied(self, applied: Applied) -> None:
+        from assistant.dashboard.camera_pipeline import describe
+
+        self.log.append(describe(applied))
+        self.log = self.log[-40:]
+        self.refresh()
+
+    def attach_camera(
+        self,
+        source: FrameSource,
+        calibration: Calibration | None = None,
+        detector: ZoneDetector | None = None,
+        *,
+        note: str = "",
+        hold_s: float = 0.2,
+        interval_ms: int | None = None,
+        watch_bumps: bool = True,
+        bump_interval: int = 15,
+        retry_s: float = 1.0,
+        start: bool = True,
+    ) -> CameraPipeline:
+        """Show ``source``; with a calibration and a detector, read its frames into the game."""
+        from assistant.dashboard.camera_pipeline import CameraPipeline
+        from assistant.dashboard.live_table import LiveTable
+
+        if self.pipeline is not None:
+            self.pipeline.stop()
+        if calibration is not None and len(calibration.layout.seats) != len(self.session.state.seats):
+            seats, players = len(calibration.layout.seats), len(self.session.state.seats)
+            mismatch = f"the calibration's layout has {seats} seats for {players} players: check the seating"
+            note = f"{note}; {mismatch}" if note else mismatch
+        if calibration is None:
+            pipeline = CameraPipeline(
+                self.camera,
+                source,
+                self.queries,
+                note=note or "no calibration: the camera is shown, not read",
+                interval_ms=interval_ms,
+                retry_s=retry_s,
+            )
+        elif detector is None:
+            pipeline = CameraPipeline.zones_only(
+                self.camera,
+                source,
+                self.queries,
+                calibration,
+                note or "no detector: enter cards by hand",
+                interval_ms=interval_ms,
+                retry_s=retry_s,
+            )
+        else:
+            live = LiveTable(
+                self.session,
+                calibration,
+                detector,
+                hold_s=hold_s,
+                watch_bumps=watch_bumps,
+                bump_interval=bump_interval,
+            )
+            pipeline = CameraPipeline(
+                self.camera, source, self.queries, live, note=note, interval_ms=interval_ms, retry_s=retry_s
+            )
+            self.queries.show()
+        self.side.insertWidget(self.side.indexOf(self.camera) + 1, pipeline.bar)
+        pipeline.show_alert()
+        pipeline.applied.connect(self._camera_applied)
+        pipeline.lost.connect(self._camera_lost)
+        self.pipeline = pipeline
+        if start:
+            pipeline.start()
+        return pipeline
+
+    def _camera_lost(self, lost: bool) -> None:
+        if self.devices is not None:
+            self.devices.lights.set_lost(lost)
+
+    def attach_devices(
+        self, manager: DeviceManager, ports: list[str] | None = None, search: bool = True
+    ) -> DevicesPanel:
+        """Show the manager's devices; lights follow the game; G deals from the shuffler.
+        ``ports``: where to look (None: every port); ``search``: look now, in the background."""
+        from assistant.dashboard.devices_panel import DevicesPanel
+
+        panel = DevicesPanel(self.session, manager, ports)
+        panel.report.connect(self.say)
+        self.side.addWidget(panel)
+        self.devices = panel
+        if search:
+            panel.search()
+        return panel
+
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.feed is not None:
             self.feed.stop()
+        if self.pipeline is not None:
+            self.pipeline.stop()
+        if self.devices is not None:
+            self.devices.close_devices()
+            self.devices = None
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
