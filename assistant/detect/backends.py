@@ -1,0 +1,157 @@
+"""Stage-1 backends: the exported ONNX model under ONNX Runtime, or ultralytics as a fallback.
+
+Both take a BGR image and return :class:`Boxes` in the image's own pixel coordinates.
+The ONNX path does its own letterbox and non-maximum suppression, so a detection needs
+neither torch nor ultralytics at run time.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from assistant.detect.labels import DETECTOR_CLASSES
+
+FloatArray = npt.NDArray[np.float32]
+STRIDE = 32
+PAD_VALUE = 114
+
+
+@dataclass
+class Boxes:
+    """Detections of one image: ``xyxy`` (N, 4) pixels, ``conf`` (N,), ``cls`` (N,)."""
+
+    xyxy: FloatArray
+    conf: FloatArray
+    cls: npt.NDArray[np.int64]
+
+    @classmethod
+    def empty(cls) -> Boxes:
+        return cls(np.zeros((0, 4), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64))
+
+    def __len__(self) -> int:
+        return len(self.conf)
+
+    def select(self, mask: npt.NDArray[np.bool_]) -> Boxes:
+        return Boxes(self.xyxy[mask], self.conf[mask], self.cls[mask])
+
+
+class Backend(Protocol):
+    names: tuple[str, ...]
+
+    def __call__(self, image: npt.NDArray[np.uint8]) -> Boxes: ...
+
+
+def letterbox(image: npt.NDArray[np.uint8], size: int) -> tuple[FloatArray, float, tuple[int, int]]:
+    """Resize the long side to ``size``, pad to a multiple of 32; NCHW RGB in 0..1."""
+    h, w = image.shape[:2]
+    r = size / max(h, w)
+    nw, nh = max(1, round(w * r)), max(1, round(h * r))
+    interp = cv2.INTER_AREA if r < 1 else cv2.INTER_LINEAR
+    resized = cv2.resize(image, (nw, nh), interpolation=interp) if (nw, nh) != (w, h) else image
+    pw, ph = -nw % STRIDE, -nh % STRIDE
+    left, top = pw // 2, ph // 2
+    padded = cv2.copyMakeBorder(
+        resized, top, ph - top, left, pw - left, cv2.BORDER_CONSTANT, value=(PAD_VALUE,) * 3
+    )
+    blob = padded[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+    return np.ascontiguousarray(blob), r, (left, top)
+
+
+def decode(
+    raw: FloatArray,
+    ratio: float,
+    pad: tuple[int, int],
+    conf: float,
+    iou: float,
+    image_size: tuple[int, int],
+) -> Boxes:
+    """Ultralytics' (1, 4 + nc, A) output to per-class NMS boxes in image pixels."""
+    pred = raw[0].T  # (A, 4 + nc)
+    scores = pred[:, 4:]
+    cls = scores.argmax(1)
+    best = scores[np.arange(len(cls)), cls]
+    keep = best >= conf
+    pred, cls, best = pred[keep], cls[keep], best[keep]
+    if len(best) == 0:
+        return Boxes.empty()
+    cx, cy, bw, bh = pred[:, 0], pred[:, 1], pred[:, 2], pred[:, 3]
+    xyxy = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], 1)
+    xyxy -= np.array([pad[0], pad[1], pad[0], pad[1]], np.float32)
+    xyxy /= ratio
+    h, w = image_size
+    xyxy[:, [0, 2]] = xyxy[:, [0, 2]].clip(0, w)
+    xyxy[:, [1, 3]] = xyxy[:, [1, 3]].clip(0, h)
+    # per-class NMS: offset each class far apart, one OpenCV call
+    offset = (cls[:, None] * (max(h, w) + 1)).astype(np.float32)
+    shifted = xyxy + offset
+    rects = np.column_stack([shifted[:, :2], shifted[:, 2:] - shifted[:, :2]])
+    kept = cv2.dnn.NMSBoxes(rects.tolist(), best.tolist(), conf, iou)
+    idx = np.asarray(kept, dtype=np.int64).reshape(-1)
+    return Boxes(xyxy[idx].astype(np.float32), best[idx].astype(np.float32), cls[idx].astype(np.int64))
+
+
+class OnnxDetector:
+    """The exported detector under ONNX Runtime (CPU)."""
+
+    def __init__(
+        self, path: Path, imgsz: int = 640, conf: float = 0.25, iou: float = 0.6, threads: int = 0
+    ) -> None:
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        if threads:
+            options.intra_op_num_threads = threads
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        self.input = self.session.get_inputs()[0].name
+        meta = self.session.get_modelmeta().custom_metadata_map
+        self.names = _names_from_meta(meta)
+        self.imgsz, self.conf, self.iou = imgsz, conf, iou
+
+    def __call__(self, image: npt.NDArray[np.uint8]) -> Boxes:
+        blob, ratio, pad = letterbox(image, self.imgsz)
+        raw = self.session.run(None, {self.input: blob})[0]
+        return decode(np.asarray(raw), ratio, pad, self.conf, self.iou, image.shape[:2])
+
+
+class UltralyticsDetector:
+    """Fallback: the ``.pt`` weights through ultralytics (imports torch)."""
+
+    def __init__(self, path: Path, imgsz: int = 640, conf: float = 0.25, iou: float = 0.6) -> None:
+        from assistant.detect.train_detector import offline_environment
+
+        offline_environment()
+        from ultralytics.models.yolo.model import YOLO
+
+        self.model = YOLO(str(path), task="detect")
+        names = self.model.names
+        self.names = tuple(names[i] for i in sorted(names))
+        self.imgsz, self.conf, self.iou = imgsz, conf, iou
+
+    def __call__(self, image: npt.NDArray[np.uint8]) -> Boxes:
+        results: Any = self.model.predict(
+            image, imgsz=self.imgsz, conf=self.conf, iou=self.iou, verbose=False, device="cpu"
+        )
+        b: Any = results[0].boxes
+        assert b is not None
+        return Boxes(
+            b.xyxy.numpy().astype(np.float32),
+            b.conf.numpy().astype(np.float32),
+            b.cls.numpy().astype(np.int64),
+        )
+
+
+def _names_from_meta(meta: dict[str, Any]) -> tuple[str, ...]:
+    """Class names from ultralytics' ONNX metadata (a Python dict literal)."""
+    try:
+        names = ast.literal_eval(meta["names"])
+        return tuple(names[i] for i in sorted(names))
+    except (KeyError, ValueError, SyntaxError):
+        return DETECTOR_CLASSES

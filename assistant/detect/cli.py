@@ -1,0 +1,159 @@
+"""``dealer-assistant detect`` (cards and chips in images) and ``dealer-assistant train``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    det = subparsers.add_parser(
+        "detect",
+        help="find cards (rank and suit), face-down cards and chip stacks in images",
+        description="Run the shipped detector on images; one result per image.",
+    )
+    det.add_argument("images", nargs="+", type=Path, metavar="IMAGE")
+    det.add_argument("--json", action="store_true", help="one JSON object per image per line")
+    det.add_argument("--models", type=Path, default=None, help="model folder (default: models/)")
+    det.add_argument("--backend", choices=("onnx", "ultralytics"), default="onnx")
+    det.add_argument("--imgsz", type=int, default=640, help="detector input size (long side)")
+    det.add_argument("--conf", type=float, default=None, help="stage-1 confidence threshold")
+    det.set_defaults(func=_detect)
+
+    tr = subparsers.add_parser(
+        "train",
+        help="train the card and chip detector from the recipe (models/train.yaml)",
+        description="Train one stage of the detector, or export trained weights into models/.",
+    )
+    sub = tr.add_subparsers(dest="stage", metavar="STAGE", required=True)
+    d = sub.add_parser("detector", help="stage 1: the YOLO detector (ultralytics)")
+    d.add_argument("--resume", type=Path, help="continue a stopped run from its last.pt")
+    d.add_argument("--weights", type=Path, help="start from this project's earlier weights")
+    d.add_argument("--hours", type=float, help="time budget (overrides epochs)")
+    d.add_argument("--epochs", type=int)
+    d.add_argument("--name", help="run name under the recipe's project folder")
+    for name, helptext in (("reader", "stage 2: rank and suit"), ("chips", "stage 2: chip count")):
+        r = sub.add_parser(name, help=helptext)
+        r.add_argument("--resume", action="store_true", help="continue from OUT/last.pt")
+        r.add_argument("--epochs", type=int)
+    ex = sub.add_parser("export", help="write ONNX files (and detector.pt) into the model folder")
+    ex.add_argument("--detector", type=Path, help="stage-1 weights (best.pt)")
+    ex.add_argument("--reader", type=Path, help="index reader checkpoint (best.pt)")
+    ex.add_argument("--chips", type=Path, help="chip reader checkpoint (best.pt)")
+    ex.add_argument("--out", type=Path, default=None, help="model folder (default: models/)")
+    for p in sub.choices.values():
+        p.add_argument("--config", type=Path, default=None, help="recipe (models/train.yaml)")
+    tr.set_defaults(func=_train)
+
+
+def _detect(args: argparse.Namespace) -> int:
+    from assistant.cli import CommandError
+    from assistant.detect.pipeline import (
+        DEFAULT_CONF,
+        MODELS_DIR,
+        CardDetector,
+        ImageError,
+        ModelMissingError,
+    )
+
+    try:
+        detector = CardDetector.load(
+            args.models or MODELS_DIR,
+            backend=args.backend,
+            imgsz=args.imgsz,
+            conf=DEFAULT_CONF if args.conf is None else args.conf,
+        )
+    except ModelMissingError as error:
+        raise CommandError(f"{error}; train and export one with `dealer-assistant train`") from error
+    except Exception as error:  # a corrupt model file: onnxruntime raises its own types
+        raise CommandError(f"cannot load the models: {error}") from error
+    failed = 0
+    for path in args.images:
+        try:
+            result = detector.detect_file(path)
+        except ImageError as error:
+            print(f"dealer-assistant detect: error: {error}", file=sys.stderr)
+            failed += 1
+            continue
+        if args.json:
+            print(json.dumps(result.to_json()), flush=True)
+        else:
+            cards = " ".join(c.card for c in result.cards) or "-"
+            chips = " ".join(f"{s.colour}x{'?' if s.count is None else s.count}" for s in result.chips) or "-"
+            print(f"{path}: cards {cards}; face down {len(result.face_down)}; chips {chips}")
+    return 1 if failed else 0
+
+
+def _train(args: argparse.Namespace) -> int:
+    from assistant.cli import CommandError
+    from assistant.detect.recipe import DEFAULT_RECIPE, Recipe, RecipeError
+
+    try:
+        recipe = Recipe.load(args.config or DEFAULT_RECIPE)
+    except RecipeError as error:
+        raise CommandError(str(error)) from error
+    try:
+        if args.stage == "detector":
+            from assistant.detect.train_detector import train_detector
+
+            best = train_detector(
+                recipe,
+                resume=args.resume,
+                weights=args.weights,
+                hours=args.hours,
+                name=args.name,
+                epochs=args.epochs,
+            )
+            print(f"detector weights: {best}")
+        elif args.stage in ("reader", "chips"):
+            from assistant.detect.train_reader import train_reader
+
+            kind = "index" if args.stage == "reader" else "chips"
+            section = recipe.reader if kind == "index" else recipe.chips
+            best = train_reader(kind, recipe.dataset, section, resume=args.resume, epochs=args.epochs)
+            print(f"{args.stage} weights: {best}")
+        else:
+            _export(args)
+    except FileNotFoundError as error:
+        raise CommandError(str(error)) from error
+    except ValueError as error:
+        raise CommandError(str(error)) from error
+    return 0
+
+
+def _export(args: argparse.Namespace) -> None:
+    import shutil
+
+    from assistant.cli import CommandError
+    from assistant.detect.pipeline import (
+        CHIP_READER,
+        DETECTOR_ONNX,
+        DETECTOR_PT,
+        INDEX_READER,
+        MODELS_DIR,
+    )
+
+    out = args.out or MODELS_DIR
+    if not (args.detector or args.reader or args.chips):
+        raise CommandError("name at least one of --detector, --reader, --chips")
+    for given in (args.detector, args.reader, args.chips):
+        if given is not None and not given.is_file():
+            raise CommandError(f"{given}: no such file")
+    if args.detector:
+        from assistant.detect.train_detector import export_detector
+
+        print(export_detector(args.detector, out / DETECTOR_ONNX))
+        shutil.copyfile(args.detector, out / DETECTOR_PT)
+        from ultralytics.utils.torch_utils import strip_optimizer
+
+        strip_optimizer(str(out / DETECTOR_PT))  # weights only: a few hundred kB
+    if args.reader or args.chips:
+        from assistant.detect.train_reader import export_reader
+
+        if args.reader:
+            print(export_reader(args.reader, out / INDEX_READER))
+        if args.chips:
+            print(export_reader(args.chips, out / CHIP_READER))

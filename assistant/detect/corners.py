@@ -1,0 +1,87 @@
+"""Corner indices found by geometry when stage 1 saw a card but none of its indices.
+
+A face-up card is a bright rectangle: inside its box, Otsu's threshold separates the
+face from the table, the largest outline's minimum-area rectangle gives the card's four
+corners, and the indices sit at known fractions of the card near two opposite corners
+(``INDEX_BOX``, the median over the deck designs in ``assistant/synth/decks.json``).
+This works for a card that lies alone; on a pile the outline merges and it gives up
+(returns ``None``) rather than guess.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from assistant.detect.crops import Box
+
+FloatArray = npt.NDArray[np.float64]
+
+#: Index box as fractions of the card (x across the short side, y along the long side).
+INDEX_BOX = (0.03, 0.035, 0.165, 0.26)
+CARD_ASPECT = 88 / 63
+PAD = 0.06
+
+
+def card_quad(image: npt.NDArray[np.uint8], box: Box) -> FloatArray | None:
+    """The card's corners (4, 2), clockwise, starting at a corner whose next edge is short."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    w, h = x2 - x1, y2 - y1
+    if w < 8 or h < 8:
+        return None
+    px, py = PAD * w, PAD * h
+    ih, iw = image.shape[:2]
+    ax, ay = max(0, math.floor(x1 - px)), max(0, math.floor(y1 - py))
+    bx, by = min(iw, math.ceil(x2 + px)), min(ih, math.ceil(y2 + py))
+    roi = image[ay:by, ax:bx]
+    if roi.size == 0:
+        return None
+    gray = cv2.GaussianBlur(cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY), (3, 3), 0)
+    _, mask = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    outline = max(contours, key=cv2.contourArea)
+    if cv2.contourArea(outline) < 0.3 * w * h:
+        return None
+    rect = cv2.minAreaRect(outline)
+    (rw, rh) = rect[1]
+    if min(rw, rh) < 4:
+        return None
+    aspect = max(rw, rh) / min(rw, rh)
+    if not 1.1 <= aspect <= 1.9:
+        return None  # not one card's shape: two cards merged, or a fragment
+    pts = cv2.boxPoints(rect).astype(np.float64) + np.array([ax, ay], np.float64)
+    return order_corners(pts)
+
+
+def order_corners(pts: FloatArray) -> FloatArray:
+    """Clockwise on screen (y down), starting where the next edge is the short one."""
+    c = pts.mean(axis=0)
+    pts = pts[np.argsort(np.arctan2(pts[:, 1] - c[1], pts[:, 0] - c[0]))]
+    if np.linalg.norm(pts[1] - pts[0]) > np.linalg.norm(pts[3] - pts[0]):
+        pts = np.roll(pts, -1, axis=0)
+    return pts
+
+
+def index_boxes(quad: FloatArray) -> list[tuple[float, float, float, float]]:
+    """Axis-aligned boxes of the two diagonal corner indices of a card ``quad``."""
+    out = []
+    u0, v0, u1, v1 = INDEX_BOX
+    for k in (0, 2):
+        origin = quad[k]
+        eu = quad[(k + 1) % 4] - origin  # along the short edge
+        ev = quad[(k + 3) % 4] - origin  # along the long edge
+        corners = np.array([origin + u * eu + v * ev for u in (u0, u1) for v in (v0, v1)])
+        out.append(
+            (
+                float(corners[:, 0].min()),
+                float(corners[:, 1].min()),
+                float(corners[:, 0].max()),
+                float(corners[:, 1].max()),
+            )
+        )
+    return out

@@ -1,0 +1,49 @@
+"""Square crops around detected boxes: the same code feeds training and inference.
+
+A corner index (or a chip stack) is cut out as a square centred on its axis-aligned box,
+``scale`` times the box's longer side, padded by replicating the border where it leaves
+the image, and resized to ``size`` pixels. The readers see the object at whatever angle
+it lies; rotation is learned, not rectified, so a box from the detector is all it needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+Image = npt.NDArray[Any]
+Box = Sequence[float] | npt.NDArray[Any]
+
+
+def square_crop(image: Image, box: Box, size: int, scale: float = 1.15) -> Image:
+    """A ``size`` x ``size`` crop centred on ``box`` (x1, y1, x2, y2) in ``image``.
+
+    >>> img = np.zeros((100, 200, 3), np.uint8)
+    >>> square_crop(img, (190, 90, 210, 110), 32).shape  # half outside: padded
+    (32, 32, 3)
+    """
+    x1, y1, x2, y2 = (float(v) for v in box)
+    n = max(1, round(max(x2 - x1, y2 - y1, 1.0) * scale))
+    x0 = round((x1 + x2) / 2 - n / 2)
+    y0 = round((y1 + y2) / 2 - n / 2)
+    h, w = image.shape[:2]
+    region = image[max(y0, 0) : min(y0 + n, h), max(x0, 0) : min(x0 + n, w)]
+    if region.size == 0:
+        return np.zeros((size, size, 3), np.uint8)
+    top, left = max(0, -y0), max(0, -x0)
+    bottom, right = max(0, y0 + n - h), max(0, x0 + n - w)
+    if top or left or bottom or right:
+        region = cv2.copyMakeBorder(region, top, bottom, left, right, cv2.BORDER_REPLICATE)
+    interp = cv2.INTER_AREA if n > size else cv2.INTER_LINEAR
+    return np.asarray(cv2.resize(region, (size, size), interpolation=interp), dtype=np.uint8)
+
+
+def batch_crops(image: Image, boxes: Sequence[Box], size: int, scale: float = 1.15) -> Image:
+    """Crops of every box as one (N, size, size, 3) array."""
+    if not boxes:
+        return np.zeros((0, size, size, 3), np.uint8)
+    return np.stack([square_crop(image, b, size, scale) for b in boxes])

@@ -1,0 +1,229 @@
+"""Card-identity F1 on a renderer dataset split, and per-group mAP50 of stage 1.
+
+A predicted card counts as right when its rank and suit equal a true card's and the
+centre of its box lies on that card (inside the card's projected outline); each true
+card is matched at most once. True cards are the labelled face-up cards of the truth
+files; ``readable`` restricts them to cards with at least one labelled corner index.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from assistant.detect.pipeline import Detection
+
+
+@dataclass
+class Tally:
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+
+    @property
+    def precision(self) -> float:
+        return self.tp / max(self.tp + self.fp, 1)
+
+    @property
+    def recall(self) -> float:
+        return self.tp / max(self.tp + self.fn, 1)
+
+    @property
+    def f1(self) -> float:
+        p, r = self.precision, self.recall
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+    def add(self, other: Tally) -> None:
+        self.tp += other.tp
+        self.fp += other.fp
+        self.fn += other.fn
+
+    def to_json(self) -> dict[str, float]:
+        return {
+            "tp": self.tp,
+            "fp": self.fp,
+            "fn": self.fn,
+            "precision": round(self.precision, 4),
+            "recall": round(self.recall, 4),
+            "f1": round(self.f1, 4),
+        }
+
+
+@dataclass
+class ChipTally:
+    side_visible: int = 0
+    exact: int = 0
+    above: int = 0
+    above_unknown: int = 0
+
+    def to_json(self) -> dict[str, float]:
+        return {
+            "side_visible_stacks": self.side_visible,
+            "count_exact": round(self.exact / max(self.side_visible, 1), 4),
+            "from_above_stacks": self.above,
+            "from_above_reported_unknown": round(self.above_unknown / max(self.above, 1), 4),
+        }
+
+
+def true_cards(truth: dict[str, Any], readable: bool) -> list[tuple[str, np.ndarray]]:
+    out = []
+    for obj in truth["objects"]:
+        if obj["kind"] != "card" or not obj["labelled"] or not obj.get("card"):
+            continue
+        if readable and not any(i["labelled"] for i in obj["indices"]):
+            continue
+        out.append((obj["card"], np.asarray(obj["corners"], np.float32)))
+    return out
+
+
+def match_cards(
+    detection: Detection, truth_cards: list[tuple[str, np.ndarray]]
+) -> tuple[Tally, list[tuple[str, str]]]:
+    """Tally of one image, and (true, predicted) pairs of cards whose box was on a card."""
+    used = [False] * len(truth_cards)
+    tally = Tally()
+    pairs: list[tuple[str, str]] = []
+    for card in sorted(detection.cards, key=lambda c: -c.confidence):
+        cx, cy = (card.box[0] + card.box[2]) / 2, (card.box[1] + card.box[3]) / 2
+        under = [
+            k
+            for k, (_, poly) in enumerate(truth_cards)
+            if cv2.pointPolygonTest(poly, (float(cx), float(cy)), False) >= 0
+        ]
+        hit = next((k for k in under if not used[k] and truth_cards[k][0] == card.card), None)
+        if hit is None:
+            tally.fp += 1
+            if under:
+                pairs.append((truth_cards[under[0]][0], card.card))
+        else:
+            used[hit] = True
+            tally.tp += 1
+            pairs.append((card.card, card.card))
+    tally.fn = used.count(False)
+    return tally, pairs
+
+
+@dataclass
+class Report:
+    images: int = 0
+    all_cards: Tally = field(default_factory=Tally)
+    readable_cards: Tally = field(default_factory=Tally)
+    chips: ChipTally = field(default_factory=ChipTally)
+    pairs: list[tuple[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "images": self.images,
+            "card_identity_all_labelled": self.all_cards.to_json(),
+            "card_identity_index_visible": self.readable_cards.to_json(),
+            "chips": self.chips.to_json(),
+            "ms_per_image": round(1000 * self.seconds / max(self.images, 1), 1),
+        }
+
+
+def evaluate(
+    detect: Callable[[np.ndarray, str], Detection],
+    dataset: Path,
+    split: str = "test",
+    limit: int | None = None,
+    chip_side: Callable[[dict[str, Any], tuple[float, float, float, float]], float] | None = None,
+) -> Report:
+    import time
+
+    report = Report()
+    for truth_path in _limited(sorted((dataset / "truth" / split).glob("*.json")), limit):
+        truth = json.loads(truth_path.read_text())
+        image = cv2.imread(str(dataset / "images" / split / truth["image"]))
+        if image is None:
+            continue
+        t0 = time.perf_counter()
+        det = detect(image, truth["image"])
+        report.seconds += time.perf_counter() - t0
+        report.images += 1
+        tally, pairs = match_cards(det, true_cards(truth, readable=False))
+        report.all_cards.add(tally)
+        report.pairs += pairs
+        report.readable_cards.add(match_cards(det, true_cards(truth, readable=True))[0])
+        if chip_side is not None:
+            _tally_chips(report.chips, det, truth, chip_side)
+    return report
+
+
+def _limited(paths: list[Path], limit: int | None) -> Iterable[Path]:
+    return paths if limit is None else paths[:limit]
+
+
+def _tally_chips(
+    tally: ChipTally,
+    det: Detection,
+    truth: dict[str, Any],
+    chip_side: Callable[[dict[str, Any], tuple[float, float, float, float]], float],
+) -> None:
+    from assistant.detect.reader_data import MIN_CHIP_PX
+
+    for obj in truth["objects"]:
+        if obj["kind"] != "chips" or not obj["labelled"] or obj["visible"] < 0.8:
+            continue
+        box = tuple(obj["box"])
+        best, best_iou = None, 0.5
+        for s in det.chips:
+            iou = _iou(box, s.box)
+            if iou >= best_iou and s.colour == obj["colour"]:
+                best, best_iou = s, iou
+        side = chip_side(truth["camera"], box)
+        if side >= MIN_CHIP_PX:
+            tally.side_visible += 1
+            tally.exact += best is not None and best.count == obj["count"]
+        else:
+            tally.above += 1
+            tally.above_unknown += best is not None and best.count is None
+
+
+def _iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def chip_reader_on_truth(
+    read: Callable[[np.ndarray, list[tuple[float, float, float, float]]], np.ndarray],
+    dataset: Path,
+    split: str = "test",
+    chip_side: Callable[[dict[str, Any], tuple[float, float, float, float]], float] | None = None,
+) -> ChipTally:
+    """The chip reader alone, on the true boxes of stacks at least 80% visible.
+
+    ``read(image, boxes)`` returns the count per box (0 for unknown).
+    """
+    from assistant.detect.reader_data import MIN_CHIP_PX, chip_side_px
+
+    side_of = chip_side or chip_side_px
+    tally = ChipTally()
+    for truth_path in sorted((dataset / "truth" / split).glob("*.json")):
+        truth = json.loads(truth_path.read_text())
+        stacks = [
+            o
+            for o in truth["objects"]
+            if o["kind"] == "chips" and o["labelled"] and o["box"] is not None and o["visible"] >= 0.8
+        ]
+        image = cv2.imread(str(dataset / "images" / split / truth["image"])) if stacks else None
+        if image is None:
+            continue
+        counts = read(image, [tuple(o["box"]) for o in stacks])
+        for obj, count in zip(stacks, counts, strict=True):
+            if side_of(truth["camera"], tuple(obj["box"])) >= MIN_CHIP_PX:
+                tally.side_visible += 1
+                tally.exact += int(count) == obj["count"]
+            else:
+                tally.above += 1
+                tally.above_unknown += int(count) == 0
+    return tally

@@ -1,0 +1,140 @@
+"""Joining corner indices into cards: two corners of one card come out as one card.
+
+Each index is given to the smallest detected card box that holds its centre. Within a
+card box, an index that confidently reads as another card (an index of a card underneath
+showing through the box of the card on top) is split off; one that is merely unsure
+joins the card and its probabilities count. Indices that no card box holds are joined when they read
+the same and lie within a card's reach of each other. A card's rank and suit are the
+product of its indices' probabilities (summed log-probabilities), so two corners that
+each are unsure can agree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from assistant.detect.labels import card_name
+
+FloatArray = npt.NDArray[np.float32]
+EPS = 1e-6
+REACH = 7.0  # unassigned indices of one card lie within this many index heights
+AGREE = 0.1  # an index joins a card whose reading has at least this share of its own best
+
+
+@dataclass(frozen=True)
+class ReadCard:
+    card: str
+    box: tuple[float, float, float, float]
+    confidence: float
+    indices: tuple[int, ...]
+    card_box: int = -1  # which card box it took, -1 for none
+
+
+def _contains(box: FloatArray, x: float, y: float, slack: float) -> bool:
+    return bool(box[0] - slack <= x <= box[2] + slack and box[1] - slack <= y <= box[3] + slack)
+
+
+def _identity(rank: FloatArray, suit: FloatArray) -> tuple[int, int]:
+    return int(rank.argmax()), int(suit.argmax())
+
+
+def group_cards(
+    card_boxes: FloatArray,
+    card_conf: FloatArray,
+    index_boxes: FloatArray,
+    rank_probs: FloatArray,
+    suit_probs: FloatArray,
+) -> list[ReadCard]:
+    """Cards read from their indices; a card box without a readable index is left out."""
+    n_idx = len(index_boxes)
+    centres = (index_boxes[:, :2] + index_boxes[:, 2:]) / 2 if n_idx else np.zeros((0, 2))
+    heights = (
+        np.maximum(index_boxes[:, 2] - index_boxes[:, 0], index_boxes[:, 3] - index_boxes[:, 1])
+        if n_idx
+        else np.zeros(0)
+    )
+    areas = (card_boxes[:, 2] - card_boxes[:, 0]) * (card_boxes[:, 3] - card_boxes[:, 1])
+    owner = np.full(n_idx, -1)
+    for i in range(n_idx):
+        x, y = centres[i]
+        holders = [c for c in range(len(card_boxes)) if _contains(card_boxes[c], x, y, 0.25 * heights[i])]
+        if holders:
+            owner[i] = min(holders, key=lambda c: areas[c])
+    groups: list[tuple[int, list[int]]] = []  # (card box or -1, indices)
+    for c in range(len(card_boxes)):
+        members = [i for i in range(n_idx) if owner[i] == c]
+        if not members:
+            continue
+        members.sort(key=lambda i: -_score(rank_probs, suit_probs, [i])[0])
+        kept, split = [members[0]], []
+        for i in members[1:]:
+            r = int(np.log(rank_probs[kept] + EPS).sum(0).argmax())
+            s = int(np.log(suit_probs[kept] + EPS).sum(0).argmax())
+            own = rank_probs[i].max() * suit_probs[i].max()
+            if rank_probs[i, r] * suit_probs[i, s] >= AGREE * own:
+                kept.append(i)
+            else:
+                split.append(i)
+        groups.append((c, kept))
+        groups += [(-1, [i]) for i in split]
+    loose = [i for i in range(n_idx) if owner[i] == -1]
+    loose += [i for c, m in groups if c == -1 for i in m]
+    groups = [(c, m) for c, m in groups if c != -1]
+    groups += [(-1, m) for m in _join_loose(loose, centres, heights, rank_probs, suit_probs)]
+    cards = []
+    for c, members in groups:
+        name, p = read_card(rank_probs[members], suit_probs[members])
+        if c >= 0:
+            box = tuple(float(v) for v in card_boxes[c])
+            det = float(card_conf[c])
+        else:
+            sub = index_boxes[members]
+            box = (
+                float(sub[:, 0].min()),
+                float(sub[:, 1].min()),
+                float(sub[:, 2].max()),
+                float(sub[:, 3].max()),
+            )
+            det = 1.0
+        cards.append(
+            ReadCard(name, box, det * p, tuple(members), c)  # type: ignore[arg-type]
+        )
+    return cards
+
+
+def read_card(rank_probs: FloatArray, suit_probs: FloatArray) -> tuple[str, float]:
+    """One card from several readings of it: the best rank and suit, and their probability."""
+    log_rank = np.log(rank_probs + EPS).sum(0)
+    log_suit = np.log(suit_probs + EPS).sum(0)
+    r, s = int(log_rank.argmax()), int(log_suit.argmax())
+    p_rank = float(np.exp(log_rank[r] - np.logaddexp.reduce(log_rank)))
+    p_suit = float(np.exp(log_suit[s] - np.logaddexp.reduce(log_suit)))
+    return card_name(r, s), p_rank * p_suit
+
+
+def _score(rank: FloatArray, suit: FloatArray, members: list[int]) -> list[float]:
+    return [float(rank[i].max() * suit[i].max()) for i in members]
+
+
+def _join_loose(
+    loose: list[int],
+    centres: npt.NDArray[np.floating],
+    heights: npt.NDArray[np.floating],
+    rank: FloatArray,
+    suit: FloatArray,
+) -> list[list[int]]:
+    groups: list[list[int]] = []
+    for i in sorted(set(loose)):
+        for g in groups:
+            j = g[0]
+            same = _identity(rank[i], suit[i]) == _identity(rank[j], suit[j])
+            near = np.linalg.norm(centres[i] - centres[j]) <= REACH * max(heights[i], heights[j])
+            if same and near and len(g) < 4:
+                g.append(i)
+                break
+        else:
+            groups.append([i])
+    return groups

@@ -1,0 +1,218 @@
+"""The whole detector: image in, cards (rank and suit), face-down cards and chips out.
+
+``CardDetector.load()`` opens the shipped models in ``models/``:
+``detector.onnx`` (stage 1), ``index_reader.onnx`` (rank and suit) and
+``chip_reader.onnx`` (chips in a stack, 0 meaning unknown). ``backend="ultralytics"``
+runs stage 1 from ``detector.pt`` instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from assistant.detect.backends import Backend, Boxes, OnnxDetector, UltralyticsDetector
+from assistant.detect.corners import card_quad, index_boxes
+from assistant.detect.grouping import group_cards, read_card
+from assistant.detect.labels import chip_colour
+from assistant.detect.readers import OnnxReader
+
+MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
+DETECTOR_ONNX = "detector.onnx"
+DETECTOR_PT = "detector.pt"
+INDEX_READER = "index_reader.onnx"
+CHIP_READER = "chip_reader.onnx"
+BACKENDS = ("onnx", "ultralytics")
+DEFAULT_CONF = 0.1  # stage-1 confidence threshold (chosen on held-out F1, see models/README.md)
+DUPLICATE_IOU = 0.8  # read cards whose boxes overlap more than this are one card
+GEOMETRY_DUPLICATE_IOU = 0.3
+GEOMETRY_MIN_READING = 0.3  # a corner read by geometry alone must be this sure
+
+
+class ModelMissingError(FileNotFoundError):
+    """A model file the detector needs is not there."""
+
+
+class ImageError(ValueError):
+    """An image file is missing or cannot be decoded."""
+
+
+@dataclass
+class Card:
+    card: str
+    box: tuple[float, float, float, float]
+    confidence: float
+    by_geometry: bool = False  # read at corners found by geometry, not by stage 1
+
+
+@dataclass
+class ChipStack:
+    colour: str
+    count: int | None  # None: seen from straight above, the count is a guess
+    box: tuple[float, float, float, float]
+    confidence: float
+
+
+@dataclass
+class Detection:
+    """Everything found in one image, in the image's pixel coordinates."""
+
+    image: str
+    cards: list[Card] = field(default_factory=list)
+    face_down: list[tuple[float, float, float, float]] = field(default_factory=list)
+    chips: list[ChipStack] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``dealer-assistant detect --json`` contract."""
+        return {
+            "image": self.image,
+            "cards": [
+                {"card": c.card, "box": _round(c.box), "confidence": round(c.confidence, 4)}
+                for c in self.cards
+            ],
+            "face_down": [{"box": _round(b)} for b in self.face_down],
+            "chips": [{"colour": s.colour, "count": s.count, "box": _round(s.box)} for s in self.chips],
+        }
+
+
+def _round(box: tuple[float, ...]) -> list[float]:
+    return [round(float(v), 1) for v in box]
+
+
+def read_image(path: Path) -> npt.NDArray[np.uint8]:
+    if not path.is_file():
+        raise ImageError(f"{path}: no such file")
+    data = np.fromfile(str(path), dtype=np.uint8)
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if image is None:
+        raise ImageError(f"{path}: not a readable image")
+    return np.asarray(image, dtype=np.uint8)
+
+
+def _iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def suppress_duplicates(cards: list[Card]) -> list[Card]:
+    """One card per place: of cards whose boxes mostly coincide, the surest stays.
+
+    A card read by geometry alone yields to any surer card it overlaps by a third; cards
+    read from detected indices only to one they nearly cover (a fanned hand's boxes
+    overlap by half and more, and each of its cards is real).
+    """
+    kept: list[Card] = []
+    for card in sorted(cards, key=lambda c: -c.confidence):
+        limit = GEOMETRY_DUPLICATE_IOU if card.by_geometry else DUPLICATE_IOU
+        if all(_iou(card.box, k.box) < limit for k in kept):
+            kept.append(card)
+    return kept
+
+
+class CardDetector:
+    def __init__(
+        self,
+        detector: Backend,
+        index_reader: OnnxReader,
+        chip_reader: OnnxReader | None = None,
+        *,
+        min_card_confidence: float = 0.05,
+    ) -> None:
+        self.detector = detector
+        self.index_reader = index_reader
+        self.chip_reader = chip_reader
+        self.min_card_confidence = min_card_confidence
+        names = detector.names
+        self._class = {name: i for i, name in enumerate(names)}
+        self._chip_colour = {i: chip_colour(n) for i, n in enumerate(names)}
+
+    @classmethod
+    def load(
+        cls,
+        models: Path = MODELS_DIR,
+        *,
+        backend: str = "onnx",
+        imgsz: int = 640,
+        conf: float = DEFAULT_CONF,
+        threads: int = 0,
+    ) -> CardDetector:
+        def need(name: str) -> Path:
+            path = models / name
+            if not path.is_file():
+                raise ModelMissingError(f"model file {path} is missing")
+            return path
+
+        detector: Backend
+        if backend == "onnx":
+            detector = OnnxDetector(need(DETECTOR_ONNX), imgsz, conf, threads=threads)
+        elif backend == "ultralytics":
+            detector = UltralyticsDetector(need(DETECTOR_PT), imgsz, conf)
+        else:
+            raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+        chips = models / CHIP_READER
+        return cls(
+            detector,
+            OnnxReader(need(INDEX_READER), threads),
+            OnnxReader(chips, threads) if chips.is_file() else None,
+        )
+
+    def detect_file(self, path: Path) -> Detection:
+        return self.detect(read_image(path), str(path))
+
+    def detect(self, image: npt.NDArray[np.uint8], name: str = "") -> Detection:
+        boxes = self.detector(image)
+        return self.interpret(image, boxes, name)
+
+    def _read_by_geometry(
+        self, image: npt.NDArray[np.uint8], box: npt.NDArray[np.float32], conf: float
+    ) -> Card | None:
+        """A card box with no index found by stage 1: find its corners, read them there."""
+        quad = card_quad(image, box)
+        if quad is None:
+            return None
+        probs = self.index_reader.read_any_turn(image, index_boxes(quad))
+        name, p = read_card(probs["rank"], probs["suit"])
+        if p < GEOMETRY_MIN_READING or conf * p < self.min_card_confidence:
+            return None
+        return Card(name, tuple(float(v) for v in box), conf * p, by_geometry=True)  # type: ignore[arg-type]
+
+    def _of(self, boxes: Boxes, name: str) -> Boxes:
+        return boxes.select(boxes.cls == self._class.get(name, -1))
+
+    def interpret(self, image: npt.NDArray[np.uint8], boxes: Boxes, name: str = "") -> Detection:
+        """Stage 2 over stage-1 ``boxes``: read indices, group them, count chips."""
+        out = Detection(name)
+        cards, indices = self._of(boxes, "card"), self._of(boxes, "index")
+        taken: set[int] = set()
+        if len(indices):
+            probs = self.index_reader.read_any_turn(image, list(indices.xyxy))
+            for c in group_cards(cards.xyxy, cards.conf, indices.xyxy, probs["rank"], probs["suit"]):
+                taken.add(c.card_box)
+                if c.confidence >= self.min_card_confidence:
+                    out.cards.append(Card(c.card, c.box, c.confidence))
+        for k in range(len(cards)):
+            if k not in taken:
+                card = self._read_by_geometry(image, cards.xyxy[k], float(cards.conf[k]))
+                if card is not None:
+                    out.cards.append(card)
+        out.cards = suppress_duplicates(out.cards)
+        out.face_down = [tuple(map(float, b)) for b in self._of(boxes, "face_down").xyxy]  # type: ignore[misc]
+        chip_mask = np.array([self._chip_colour.get(int(c)) is not None for c in boxes.cls], bool)
+        chips = boxes.select(chip_mask) if len(boxes) else boxes
+        counts: list[int | None] = [None] * len(chips)
+        if self.chip_reader is not None and len(chips):
+            p = self.chip_reader.read(image, list(chips.xyxy))["count"]
+            counts = [int(k) if k > 0 else None for k in p.argmax(1)]
+        for b, conf, cls, count in zip(chips.xyxy, chips.conf, chips.cls, counts, strict=True):
+            colour = self._chip_colour[int(cls)]
+            assert colour is not None
+            out.chips.append(ChipStack(colour, count, tuple(map(float, b)), float(conf)))  # type: ignore[arg-type]
+        return out

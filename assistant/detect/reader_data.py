@@ -1,0 +1,254 @@
+"""Training crops for the stage-2 readers, cut from a renderer dataset's truth files.
+
+Every labelled corner index becomes a context patch (``CONTEXT`` times the square the
+reader will see at inference), so training can jitter the box the way a detector's box
+wobbles. Deck designs that would teach the wrong reading for most real tables are not
+dropped but masked where they mislead (see :func:`deck_masks`):
+
+* court letters other than J/Q/K (B/D/K, V/D/R, F/D/R, Cyrillic): no rank target for
+  J, Q, K (and none for the ace of decks whose aces print another letter);
+* four-colour decks: no suit target (their diamonds and clubs are blue and green);
+* indices printed without a suit pip (KDE Oxygen decks, the right-hand corners of the
+  Dondorf decks): no suit target.
+
+Chip stacks become patches labelled with their count, or 0 ("unknown") when the camera
+looks down so steeply that one chip more adds less than :data:`MIN_CHIP_PX` of side.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from assistant.detect.crops import square_crop
+from assistant.detect.labels import MAX_CHIPS, RANKS, SUITS
+
+CONTEXT = 1.6  # patch side over the inference crop's side (which is 1.15 x the box)
+INFERENCE_SCALE = 1.15
+CHIP_THICKNESS_CM = 0.33
+MIN_CHIP_PX = 1.5
+NO_TARGET = -1
+
+
+@dataclass
+class CropSet:
+    """Patches (N, S, S, 3) uint8 BGR with integer targets (``NO_TARGET`` masks one)."""
+
+    patches: npt.NDArray[np.uint8]
+    rank: npt.NDArray[np.int64]
+    suit: npt.NDArray[np.int64]
+    deck: list[str]
+
+    def save(self, path: Path) -> None:
+        np.savez_compressed(
+            path, patches=self.patches, rank=self.rank, suit=self.suit, deck=np.array(self.deck)
+        )
+
+    def concat(self, other: CropSet) -> CropSet:
+        return CropSet(
+            np.concatenate([self.patches, other.patches]),
+            np.concatenate([self.rank, other.rank]),
+            np.concatenate([self.suit, other.suit]),
+            self.deck + other.deck,
+        )
+
+    @classmethod
+    def load(cls, path: Path) -> CropSet:
+        with np.load(path) as z:
+            return cls(z["patches"], z["rank"], z["suit"], [str(d) for d in z["deck"]])
+
+
+@dataclass(frozen=True)
+class DeckTargets:
+    """What one deck design's corner indices can teach the reader."""
+
+    bad_ranks: frozenset[str] = frozenset()  # ranks printed with other letters
+    suit_colours_ok: bool = True  # two-colour deck: its suit pips look like most decks'
+    rank_corners: frozenset[str] | None = None  # corners that show the rank (None: all)
+    pip_corners: frozenset[str] | None = None  # corners that show the suit pip (None: all)
+
+    def targets(self, corner: str, card: str) -> tuple[int, int]:
+        rank, suit = card[:-1], card[-1]
+        rank_ok = rank not in self.bad_ranks and (self.rank_corners is None or corner in self.rank_corners)
+        suit_ok = self.suit_colours_ok and (self.pip_corners is None or corner in self.pip_corners)
+        return (
+            RANKS.index(rank) if rank_ok else NO_TARGET,
+            SUITS.index(suit) if suit_ok else NO_TARGET,
+        )
+
+
+def deck_targets() -> dict[str, DeckTargets]:
+    """Per deck design, which targets its indices teach (from ``assistant/synth/decks.json``)."""
+    from assistant.synth.decks import load_records
+
+    out: dict[str, DeckTargets] = {}
+    for r in load_records():
+        bad: set[str] = set()
+        if r.court_letters.upper() != "JQK":
+            bad |= {"J", "Q", "K"}
+        if "aces print" in r.notes:
+            bad.add("A")
+        rank_corners: frozenset[str] | None = None
+        pip_corners: frozenset[str] | None = None
+        if not getattr(r, "index_has_suit", True):  # KDE Oxygen: the index is a bare rank
+            pip_corners = frozenset()
+        elif "rank only" in r.notes:  # KDE Oxygen: rank at tr/bl, suit pip at tl/br
+            rank_corners = frozenset({"tr", "bl"})
+            pip_corners = frozenset({"tl", "br"})
+        elif "suit pip under the left ones only" in r.notes:  # Dondorf
+            pip_corners = frozenset({"tl", "bl"})
+        out[r.id] = DeckTargets(frozenset(bad), r.suit_colours == 2, rank_corners, pip_corners)
+    return out
+
+
+def _truth_files(dataset: Path, split: str) -> Iterator[tuple[Path, dict[str, Any]]]:
+    for path in sorted((dataset / "truth" / split).glob("*.json")):
+        yield dataset / "images" / split / path.with_suffix(".jpg").name, json.loads(path.read_text())
+
+
+def quad_box(quad: npt.ArrayLike) -> tuple[float, float, float, float]:
+    q = np.asarray(quad, dtype=np.float64)
+    return (float(q[:, 0].min()), float(q[:, 1].min()), float(q[:, 0].max()), float(q[:, 1].max()))
+
+
+class _Collector:
+    def __init__(self, patch: int, min_px: float) -> None:
+        self.patch, self.min_px = patch, min_px
+        self.targets = deck_targets()
+        self.patches: list[npt.NDArray[np.uint8]] = []
+        self.ranks: list[int] = []
+        self.suits: list[int] = []
+        self.decks: list[str] = []
+
+    def add(self, image: npt.NDArray[Any], deck: str, objects: list[dict[str, Any]]) -> None:
+        targets = self.targets.get(deck, DeckTargets())
+        for obj in objects:
+            card = obj.get("card")
+            if obj["kind"] != "card" or not card:
+                continue
+            for idx in obj["indices"]:
+                if not idx["labelled"]:
+                    continue
+                box = quad_box(idx["quad"])
+                if max(box[2] - box[0], box[3] - box[1]) < self.min_px:
+                    continue
+                rank, suit = targets.targets(idx["corner"], card)
+                if rank == NO_TARGET and suit == NO_TARGET:
+                    continue
+                crop = square_crop(image, box, self.patch, INFERENCE_SCALE * CONTEXT)
+                self.patches.append(upright(crop, idx["quad"]))
+                self.ranks.append(rank)
+                self.suits.append(suit)
+                self.decks.append(deck)
+
+    def result(self) -> CropSet:
+        p = self.patch
+        return CropSet(
+            np.stack(self.patches) if self.patches else np.zeros((0, p, p, 3), np.uint8),
+            np.array(self.ranks, np.int64),
+            np.array(self.suits, np.int64),
+            self.decks,
+        )
+
+
+def quarter_turns(quad: npt.ArrayLike) -> int:
+    """Quarter turns (``np.rot90``'s k) that bring an index within 45 degrees of upright.
+
+    ``quad`` is the printed index's outline in reading order (top-left, top-right, ...).
+    """
+    q = np.asarray(quad, dtype=np.float64)
+    dx, dy = q[1] - q[0]
+    return round(math.degrees(math.atan2(dy, dx)) / 90) % 4
+
+
+def upright(crop: npt.NDArray[np.uint8], quad: npt.ArrayLike) -> npt.NDArray[np.uint8]:
+    return np.ascontiguousarray(np.rot90(crop, quarter_turns(quad)))
+
+
+def index_crops(dataset: Path, split: str, patch: int, min_px: float) -> CropSet:
+    """Context patches of every labelled corner index of a written dataset's ``split``."""
+    out = _Collector(patch, min_px)
+    for image_path, truth in _truth_files(dataset, split):
+        image = cv2.imread(str(image_path))
+        if image is not None:
+            out.add(image, truth["deck"], truth["objects"])
+    return out.result()
+
+
+def closeup_index_crops(
+    seed: int,
+    images: int,
+    split: str,
+    patch: int,
+    min_px: float,
+    progress: Callable[[int], None] | None = None,
+) -> CropSet:
+    """Index patches rendered on the fly from close-up scenes (cards large in the frame).
+
+    Close-ups show indices of 10-45 px where a table view shows 6-15 px: the reader
+    learns what the printed ranks look like there, and the table views teach it blur.
+    """
+    from assistant.synth.dataset import SPLITS, render_sample
+
+    out = _Collector(patch, min_px)
+    for i in range(images):
+        sample = render_sample(seed, i, SPLITS[split], closeup=True)
+        out.add(sample.rendered.image, sample.record.id, [t.to_json() for t in sample.truths])
+        if progress is not None:
+            progress(i + 1)
+    return out.result()
+
+
+def chip_side_px(camera: dict[str, Any], box: tuple[float, float, float, float]) -> float:
+    """Pixels that one chip's thickness spans at ``box``'s stack (pinhole, table at z=0)."""
+    r = np.array(camera["rotation_world_to_camera"], dtype=np.float64)
+    c = np.array(camera["position_cm"], dtype=np.float64)
+    f = float(camera["focal_px"])
+    px, py = camera["principal_point"]
+    u, v = (box[0] + box[2]) / 2, box[3] - (box[2] - box[0]) / 2  # near the stack's foot
+    ray = r.T @ np.array([(u - px) / f, (v - py) / f, 1.0])
+    if abs(ray[2]) < 1e-9:
+        return 0.0
+    t = -c[2] / ray[2]
+    foot = c + t * ray
+    top = foot + np.array([0.0, 0.0, CHIP_THICKNESS_CM])
+    a, b = (r @ (p - c) for p in (foot, top))
+    if a[2] <= 0 or b[2] <= 0:
+        return 0.0
+    return float(math.hypot(*(f * (a[:2] / a[2] - b[:2] / b[2]))))
+
+
+def chip_crops(dataset: Path, split: str, patch: int) -> CropSet:
+    """Context patches of chip stacks; target is the count, 0 when unreadable from above."""
+    patches, counts = [], []
+    decks: list[str] = []
+    for image_path, truth in _truth_files(dataset, split):
+        image = cv2.imread(str(image_path))
+        if image is None:
+            continue
+        for obj in truth["objects"]:
+            if obj["kind"] != "chips" or not obj["labelled"] or obj["box"] is None:
+                continue
+            box = tuple(obj["box"])
+            if obj["visible"] < 0.8:
+                continue  # a half-hidden stack's count is not in its image
+            side = chip_side_px(truth["camera"], box)
+            count = int(obj["count"]) if side >= MIN_CHIP_PX else 0
+            patches.append(square_crop(image, box, patch, INFERENCE_SCALE * CONTEXT))
+            counts.append(min(count, MAX_CHIPS))
+            decks.append(truth["deck"])
+    n = len(counts)
+    return CropSet(
+        np.stack(patches) if patches else np.zeros((0, patch, patch, 3), np.uint8),
+        np.array(counts, np.int64),
+        np.full(n, NO_TARGET, np.int64),
+        decks,
+    )

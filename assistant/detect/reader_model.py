@@ -1,0 +1,57 @@
+"""The stage-2 network: a small CNN over a square crop with one softmax head per target.
+
+One architecture serves two readers: the corner-index reader (heads ``rank`` 13 and
+``suit`` 4) and the chip reader (head ``count``: 0 for unknown, else 1..MAX_CHIPS).
+The input is a float32 (N, 3, S, S) batch of BGR pixels in 0..255, as OpenCV reads them;
+the network normalises and returns probabilities, so the ONNX file needs no pre-step.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+
+def _block(cin: int, cout: int) -> nn.Sequential:
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, 3, padding=1, bias=False),
+        nn.BatchNorm2d(cout),
+        nn.ReLU(inplace=True),
+        nn.Conv2d(cout, cout, 3, padding=1, bias=False),
+        nn.BatchNorm2d(cout),
+        nn.ReLU(inplace=True),
+        nn.MaxPool2d(2),
+    )
+
+
+class CropReader(nn.Module):
+    """Three conv blocks (16, 32, 64 channels), a 128-unit layer, named softmax heads."""
+
+    def __init__(self, heads: dict[str, int], size: int = 32) -> None:
+        super().__init__()
+        if size % 8:
+            raise ValueError("the crop size must be a multiple of 8")
+        self.head_names = tuple(heads)
+        self.size = size
+        self.features = nn.Sequential(_block(3, 16), _block(16, 32), _block(32, 64))
+        self.neck = nn.Sequential(
+            nn.Flatten(),
+            nn.Linear(64 * (size // 8) ** 2, 128),
+            nn.ReLU(inplace=True),
+            nn.Dropout(0.2),
+        )
+        self.heads = nn.ModuleList(nn.Linear(128, n) for n in heads.values())
+
+    def logits(self, x: torch.Tensor) -> list[torch.Tensor]:
+        z = self.neck(self.features(x / 127.5 - 1.0))
+        return [head(z) for head in self.heads]
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        return tuple(torch.softmax(t, dim=1) for t in self.logits(x))
+
+
+INDEX_HEADS = {"rank": 13, "suit": 4}
+
+
+def chip_heads(max_chips: int) -> dict[str, int]:
+    return {"count": max_chips + 1}

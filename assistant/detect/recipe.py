@@ -1,0 +1,69 @@
+"""The training recipe (``models/train.yaml``): one file says how the shipped weights were made."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+DEFAULT_RECIPE = Path(__file__).resolve().parents[2] / "models" / "train.yaml"
+
+#: Keys of the ``detector`` section that are not ultralytics training arguments.
+_OWN_KEYS = {"model"}
+
+
+class RecipeError(ValueError):
+    """The recipe file is missing, unreadable or lacks a needed key."""
+
+
+@dataclass(frozen=True)
+class ReaderRecipe:
+    crop: int = 32
+    epochs: int = 20
+    batch: int = 256
+    lr: float = 0.003
+    min_index_px: float = 6.0
+    closeups: int = 0  # extra close-up scenes rendered for index crops (train split)
+    val_closeups: int = 0
+    closeup_seed: int = 1
+    balance: bool = False  # weigh classes by inverse square-root frequency
+    out: str = "runs/reader"
+
+
+@dataclass(frozen=True)
+class Recipe:
+    dataset: Path
+    model: Path
+    detector_args: dict[str, Any] = field(default_factory=dict)
+    reader: ReaderRecipe = ReaderRecipe()
+    chips: ReaderRecipe = ReaderRecipe(out="runs/chips")
+
+    @classmethod
+    def load(cls, path: Path = DEFAULT_RECIPE) -> Recipe:
+        try:
+            data = yaml.safe_load(path.read_text())
+        except OSError as error:
+            raise RecipeError(f"cannot read the recipe {path}: {error.strerror}") from error
+        except yaml.YAMLError as error:
+            raise RecipeError(f"{path} is not valid YAML: {error}") from error
+        if not isinstance(data, dict) or "dataset" not in data or "detector" not in data:
+            raise RecipeError(f"{path} needs a 'dataset' and a 'detector' section")
+        root = path.resolve().parent.parent  # paths in the recipe are relative to the repo
+        det = dict(data["detector"])
+        if "model" not in det:
+            raise RecipeError(f"{path}: detector.model (the model .yaml) is missing")
+        model = Path(det["model"])
+        try:
+            reader = ReaderRecipe(**data.get("reader", {}))
+            chips = ReaderRecipe(**{"out": "runs/chips", **data.get("chips", {})})
+        except TypeError as error:
+            raise RecipeError(f"{path}: {error}") from error
+        return cls(
+            dataset=Path(data["dataset"]),
+            model=model if model.is_absolute() else root / model,
+            detector_args={k: v for k, v in det.items() if k not in _OWN_KEYS},
+            reader=reader,
+            chips=chips,
+        )

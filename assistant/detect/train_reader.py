@@ -1,0 +1,258 @@
+"""Training of the stage-2 readers (corner index: rank and suit; chip stack: count).
+
+Crops come from a renderer dataset (:mod:`assistant.detect.reader_data`) and are cached
+as ``OUT/crops_SPLIT.npz``. Each epoch jitters the crop box (scale, shift, a little
+rotation), colour, contrast, noise and resolution on the fly, so that the reader learns
+the wobble of a detector's boxes and of real cameras. ``OUT/last.pt`` is written after
+every epoch (resume with ``--resume``), ``OUT/best.pt`` when validation improves, and
+``OUT/history.json`` holds the curve (accuracy against training seconds).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from assistant.detect.labels import MAX_CHIPS
+from assistant.detect.reader_data import (
+    CONTEXT,
+    NO_TARGET,
+    CropSet,
+    chip_crops,
+    closeup_index_crops,
+    index_crops,
+)
+from assistant.detect.reader_model import INDEX_HEADS, CropReader, chip_heads
+from assistant.detect.recipe import ReaderRecipe
+
+PATCH_FACTOR = CONTEXT  # patches are this much larger than the crop the reader sees
+
+
+def load_or_make(out: Path, split: str, make: Callable[[], CropSet]) -> CropSet:
+    path = out / f"crops_{split}.npz"
+    if path.is_file():
+        return CropSet.load(path)
+    crops = make()
+    crops.save(path)
+    return crops
+
+
+def augment(patches: torch.Tensor, size: int, gen: torch.Generator, strong: bool) -> torch.Tensor:
+    """Random crops (float BGR 0..255, N x 3 x S x S) out of context patches."""
+    n = patches.shape[0]
+
+    def u(lo: float, hi: float, shape: tuple[int, ...] = (n,)) -> torch.Tensor:
+        return torch.rand(shape, generator=gen) * (hi - lo) + lo
+
+    base = 1.0 / PATCH_FACTOR
+    if strong:
+        scale = base * u(0.88, 1.25)
+        angle = u(-0.25, 0.25)
+        shift = u(-0.07, 0.07, (n, 2))
+    else:
+        scale = torch.full((n,), base)
+        angle = torch.zeros(n)
+        shift = torch.zeros(n, 2)
+    cos, sin = torch.cos(angle) * scale, torch.sin(angle) * scale
+    theta = torch.stack(
+        [torch.stack([cos, -sin, shift[:, 0]], 1), torch.stack([sin, cos, shift[:, 1]], 1)], 1
+    )
+    grid = F.affine_grid(theta, [n, 3, size, size], align_corners=False)
+    x = F.grid_sample(patches, grid, mode="bilinear", padding_mode="border", align_corners=False)
+    if not strong:
+        return x
+    # resolution: a third of the batch is seen through a coarser sensor
+    low = torch.rand(n, generator=gen) < 0.2
+    if low.any():
+        small = int(size * float(u(0.4, 0.8, (1,))))
+        y = F.interpolate(x[low], size=(small, small), mode="area")
+        x[low] = F.interpolate(y, size=(size, size), mode="bilinear", align_corners=False)
+    gain = u(0.7, 1.25)[:, None, None, None] * u(0.9, 1.1, (n, 3))[:, :, None, None]
+    mean = x.mean(dim=(1, 2, 3), keepdim=True)
+    x = (x - mean) * u(0.75, 1.25)[:, None, None, None] + mean
+    x = x * gain + u(-25, 25)[:, None, None, None]
+    x = x + torch.randn(x.shape, generator=gen) * u(0, 6)[:, None, None, None]
+    return x.clamp(0, 255)
+
+
+def class_weights(targets: torch.Tensor, classes: int) -> torch.Tensor:
+    """Inverse square-root frequency, mean 1: rare classes count more, not absolutely."""
+    counts = torch.bincount(targets[targets != NO_TARGET], minlength=classes).float()
+    w = (counts.sum() / (classes * counts.clamp(min=1))).sqrt()
+    return w / w.mean()
+
+
+def _to_tensor(patches: np.ndarray) -> torch.Tensor:
+    return torch.from_numpy(patches).permute(0, 3, 1, 2).float().contiguous()
+
+
+def _accuracy(model: CropReader, x: torch.Tensor, targets: list[torch.Tensor]) -> list[float]:
+    model.eval()
+    right = [0] * len(targets)
+    seen = [0] * len(targets)
+    with torch.no_grad():
+        for i in range(0, x.shape[0], 1024):
+            probs = model(x[i : i + 1024])
+            for k, (p, t) in enumerate(zip(probs, targets, strict=True)):
+                t = t[i : i + 1024]
+                ok = t != NO_TARGET
+                right[k] += int((p.argmax(1)[ok] == t[ok]).sum())
+                seen[k] += int(ok.sum())
+    return [r / max(s, 1) for r, s in zip(right, seen, strict=True)]
+
+
+def train_reader(
+    kind: str,
+    dataset: Path,
+    recipe: ReaderRecipe,
+    *,
+    resume: bool = False,
+    epochs: int | None = None,
+    log: Callable[[str], None] = print,
+) -> Path:
+    """Train the ``kind`` reader ("index" or "chips"); returns ``OUT/best.pt``."""
+    torch.set_num_threads(1)
+    out = Path(recipe.out)
+    out.mkdir(parents=True, exist_ok=True)
+    patch = math.ceil(recipe.crop * PATCH_FACTOR / 2) * 2
+    if kind == "index":
+        heads = INDEX_HEADS
+
+        def make(split: str) -> CropSet:
+            return index_crops(dataset, split, patch, recipe.min_index_px)
+    elif kind == "chips":
+        heads = chip_heads(MAX_CHIPS)
+
+        def make(split: str) -> CropSet:
+            return chip_crops(dataset, split, patch)
+    else:
+        raise ValueError(f"unknown reader {kind!r}")
+    train = load_or_make(out, "train", lambda: make("train"))
+    val = load_or_make(out, "val", lambda: make("val"))
+    if kind == "index":
+        for split, n in (("train", recipe.closeups), ("val", recipe.val_closeups)):
+            if n <= 0:
+                continue
+
+            def render(split: str = split, n: int = n) -> CropSet:
+                def progress(done: int) -> None:
+                    if done % 200 == 0 or done == n:
+                        log(f"close-ups ({split}): {done}/{n} scenes")
+
+                seed = recipe.closeup_seed + (0 if split == "train" else 1000)
+                return closeup_index_crops(seed, n, split, patch, recipe.min_index_px, progress)
+
+            extra = load_or_make(out, f"closeups{n}_{split}", render)
+            if split == "train":
+                train = train.concat(extra)
+            else:
+                val = val.concat(extra)
+    log(f"{kind} reader: {len(train.rank)} train crops, {len(val.rank)} val crops")
+    if len(train.rank) == 0:
+        raise ValueError(f"no {kind} crops in {dataset}")
+
+    def targets(c: CropSet) -> list[torch.Tensor]:
+        t = [torch.from_numpy(c.rank), torch.from_numpy(c.suit)]
+        return t[: len(heads)]
+
+    x_train, y_train = _to_tensor(train.patches), targets(train)
+    x_val, y_val = _to_tensor(val.patches), targets(val)
+    gen = torch.Generator().manual_seed(0)
+    weights = [
+        class_weights(t, n) if recipe.balance else None for t, n in zip(y_train, heads.values(), strict=False)
+    ]
+    model = CropReader(heads, recipe.crop)
+    total = epochs or recipe.epochs
+    opt = torch.optim.AdamW(model.parameters(), lr=recipe.lr, weight_decay=1e-4)
+    per_epoch = math.ceil(len(y_train[0]) / recipe.batch)
+    start, spent, best = 0, 0.0, -1.0
+    history: list[dict[str, float]] = []
+    last = out / "last.pt"
+    if resume and last.is_file():
+        state = torch.load(last, weights_only=False)
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["opt"])
+        start, spent, best, history = state["epoch"], state["spent"], state["best"], state["history"]
+        gen.set_state(state["gen"])
+        log(f"resumed at epoch {start}")
+    # one learning-rate cycle over all epochs; a resumed run picks the cycle up where it
+    # stopped (and stretches it when the recipe now asks for more epochs)
+    sched = torch.optim.lr_scheduler.OneCycleLR(
+        opt,
+        max_lr=recipe.lr,
+        total_steps=max(total, start + 1) * per_epoch,
+        last_epoch=start * per_epoch - 1,
+    )
+    n = x_train.shape[0]
+    for epoch in range(start, total):
+        t0 = time.perf_counter()
+        model.train()
+        order = torch.randperm(n, generator=gen)
+        loss_sum = 0.0
+        for i in range(0, n, recipe.batch):
+            idx = order[i : i + recipe.batch]
+            xb = augment(x_train[idx], recipe.crop, gen, strong=True)
+            loss = torch.zeros(())
+            for logit, t, w in zip(model.logits(xb), y_train, weights, strict=True):
+                tb = t[idx]
+                if (tb != NO_TARGET).any():
+                    loss = loss + F.cross_entropy(logit, tb, weight=w, ignore_index=NO_TARGET)
+            opt.zero_grad()
+            loss.backward()  # type: ignore[no-untyped-call]
+            opt.step()
+            sched.step()
+            loss_sum += loss.item() * len(idx)
+        spent += time.perf_counter() - t0
+        acc = _accuracy(model, augment(x_val, recipe.crop, gen, strong=False), y_val)
+        score = float(np.mean(acc))
+        history.append(
+            {"epoch": epoch + 1, "seconds": round(spent, 1), "loss": loss_sum / n}
+            | {f"val_{h}": a for h, a in zip(heads, acc, strict=True)}
+        )
+        log(json.dumps(history[-1]))
+        if score > best:
+            best = score
+            torch.save({"model": model.state_dict(), "heads": heads, "size": recipe.crop}, out / "best.pt")
+        torch.save(
+            {
+                "model": model.state_dict(),
+                "opt": opt.state_dict(),
+                "epoch": epoch + 1,
+                "spent": spent,
+                "best": best,
+                "history": history,
+                "gen": gen.get_state(),
+            },
+            last,
+        )
+        (out / "history.json").write_text(json.dumps(history, indent=1) + "\n")
+    return out / "best.pt"
+
+
+def export_reader(weights: Path, out: Path) -> Path:
+    """ONNX of a reader checkpoint, dynamic batch; outputs named after the heads."""
+    state = torch.load(weights, weights_only=False)
+    model = CropReader(state["heads"], state["size"])
+    model.load_state_dict(state["model"])
+    model.eval()
+    x = torch.zeros(1, 3, state["size"], state["size"])
+    out.parent.mkdir(parents=True, exist_ok=True)
+    names = list(state["heads"])
+    torch.onnx.export(
+        model,
+        (x,),
+        str(out),
+        input_names=["crops"],
+        output_names=names,
+        dynamic_axes={"crops": {0: "n"}, **{k: {0: "n"} for k in names}},
+        opset_version=17,
+        dynamo=False,
+    )
+    return out

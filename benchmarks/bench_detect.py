@@ -1,0 +1,96 @@
+"""Milliseconds per image of the shipped detector on this machine.
+
+    nice python benchmarks/bench_detect.py [--models models] [--backend onnx ultralytics]
+        [--threads 0] [--repeat 30] [--images DIR]
+
+Measures stage 1 alone and the whole pipeline (stage 1 + reading every index and chip
+stack found) for a 320 px seat-zone crop and a 640 px full image, each run at its own
+size as detector input. Images come from ``--images`` (a renderer split: its 640 px
+frames, and a 320 px crop of their centres) or, without it, from the test fixtures.
+Prints one JSON line per (backend, size) with the median and 90th percentile.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from assistant.detect.pipeline import MODELS_DIR, CardDetector
+
+FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "detect" / "fixtures"
+
+
+def _frames(folder: Path, n: int) -> list[np.ndarray]:
+    frames = []
+    for path in sorted(folder.glob("*.jpg"))[:n]:
+        image = cv2.imread(str(path))
+        if image is not None:
+            frames.append(image)
+    if not frames:
+        raise SystemExit(f"no .jpg images in {folder}")
+    return frames
+
+
+def _seat_crop(image: np.ndarray) -> np.ndarray:
+    h, w = image.shape[:2]
+    s = min(320, h, w)
+    y, x = (h - s) // 2, (w - s) // 2
+    return np.ascontiguousarray(image[y : y + s, x : x + s])
+
+
+def _time(fn: object, frames: list[np.ndarray], repeat: int) -> list[float]:
+    call = fn  # a callable taking one image
+    call(frames[0])  # type: ignore[operator]  # warm-up
+    ms = []
+    for k in range(repeat):
+        image = frames[k % len(frames)]
+        t = time.perf_counter()
+        call(image)  # type: ignore[operator]
+        ms.append((time.perf_counter() - t) * 1000)
+    return ms
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", type=Path, default=MODELS_DIR)
+    parser.add_argument("--backend", nargs="+", default=["onnx"], choices=["onnx", "ultralytics"])
+    parser.add_argument("--threads", type=int, default=0, help="0: ONNX Runtime's default")
+    parser.add_argument("--repeat", type=int, default=30)
+    parser.add_argument("--images", type=Path, default=FIXTURES)
+    args = parser.parse_args(argv)
+    full = [cv2.resize(f, (640, round(640 * f.shape[0] / f.shape[1]))) for f in _frames(args.images, 10)]
+    seats = [_seat_crop(f) for f in full]
+    for backend in args.backend:
+        for label, size, frames in (("seat_crop_320", 320, seats), ("full_image_640", 640, full)):
+            det = CardDetector.load(args.models, backend=backend, imgsz=size, threads=args.threads)
+            stage1 = _time(det.detector, frames, args.repeat)
+            whole = _time(det.detect, frames, args.repeat)
+            print(
+                json.dumps(
+                    {
+                        "backend": backend,
+                        "input": label,
+                        "imgsz": size,
+                        "stage1_ms_median": round(statistics.median(stage1), 1),
+                        "stage1_ms_p90": round(float(np.percentile(stage1, 90)), 1),
+                        "pipeline_ms_median": round(statistics.median(whole), 1),
+                        "pipeline_ms_p90": round(float(np.percentile(whole, 90)), 1),
+                        "repeat": args.repeat,
+                    }
+                ),
+                flush=True,
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

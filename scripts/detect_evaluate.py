@@ -1,0 +1,128 @@
+"""Evaluate the shipped detector on a renderer split (default: held-out decks, ``test``).
+
+    nice python scripts/detect_evaluate.py --dataset /work/data/det_a [--split test]
+        [--models models] [--limit N] [--out models/metrics.json]
+        [--confusion models/confusion_cards.png] [--no-map]
+
+Writes card-identity F1 (all labelled face-up cards, and those with a visible corner
+index), chip-count accuracy (side visible) and unknown-rate (seen from above), and, with
+``detector.pt`` present, stage-1 mAP50 per class group from ultralytics' validator.
+The confusion matrix is over the 52 cards, for predicted cards whose box lies on a card.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from assistant.detect.evaluate import chip_reader_on_truth, evaluate
+from assistant.detect.labels import RANKS, SUITS
+from assistant.detect.pipeline import DEFAULT_CONF, DETECTOR_PT, MODELS_DIR, CardDetector
+from assistant.detect.reader_data import chip_side_px
+
+GROUPS = {"cards": ["card"], "index": ["index"], "face_down": ["face_down"], "chips": "chips_"}
+
+
+def stage1_map50(weights: Path, dataset: Path, split: str, imgsz: int) -> dict[str, Any]:
+    from assistant.detect.train_detector import offline_environment
+
+    offline_environment()
+    from ultralytics import YOLO
+
+    model = YOLO(str(weights))
+    metrics = model.val(
+        data=str(dataset / "data.yaml"),
+        split=split,
+        imgsz=imgsz,
+        plots=False,
+        device="cpu",
+        verbose=False,
+        batch=8,
+    )
+    names = model.names
+    per_class = {names[int(c)]: float(metrics.box.ap50[k]) for k, c in enumerate(metrics.box.ap_class_index)}
+    out: dict[str, Any] = {"per_class": {k: round(v, 4) for k, v in per_class.items()}}
+    for group, members in GROUPS.items():
+        if isinstance(members, str):
+            vals = [v for k, v in per_class.items() if k.startswith(members)]
+        else:
+            vals = [per_class[m] for m in members if m in per_class]
+        out[group] = round(sum(vals) / len(vals), 4) if vals else None
+    out["all"] = round(float(metrics.box.map50), 4)
+    return out
+
+
+def confusion_png(pairs: list[tuple[str, str]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    cards = [r + s for s in SUITS for r in RANKS]
+    pos = {c: i for i, c in enumerate(cards)}
+    m = np.zeros((52, 52))
+    for true, pred in pairs:
+        if true in pos and pred in pos:
+            m[pos[true], pos[pred]] += 1
+    rows = m.sum(1, keepdims=True)
+    norm = np.divide(m, rows, out=np.zeros_like(m), where=rows > 0)
+    fig, ax = plt.subplots(figsize=(11, 10), dpi=100)
+    ax.imshow(norm, cmap="Blues", vmin=0, vmax=1)
+    ax.set_xticks(range(52), cards, rotation=90, fontsize=6)
+    ax.set_yticks(range(52), cards, fontsize=6)
+    ax.set_xlabel("predicted")
+    ax.set_ylabel("true (card under the predicted box)")
+    ax.set_title(f"Card identity, held-out decks: {int(m.sum())} cards (row-normalised)")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dataset", type=Path, required=True)
+    parser.add_argument("--split", default="test")
+    parser.add_argument("--models", type=Path, default=MODELS_DIR)
+    parser.add_argument("--imgsz", type=int, default=640)
+    parser.add_argument("--limit", type=int)
+    parser.add_argument("--conf", type=float, default=DEFAULT_CONF)
+    parser.add_argument("--out", type=Path)
+    parser.add_argument("--confusion", type=Path)
+    parser.add_argument("--no-map", action="store_true")
+    args = parser.parse_args(argv)
+    det = CardDetector.load(args.models, imgsz=args.imgsz, conf=args.conf)
+    report = evaluate(det.detect, args.dataset, args.split, args.limit, chip_side=chip_side_px)
+    chips = chip_reader_on_truth(
+        lambda im, b: (
+            det.chip_reader.read(im, b)["count"].argmax(1)  # type: ignore[union-attr]
+            if det.chip_reader is not None
+            else [0] * len(b)
+        ),
+        args.dataset,
+        args.split,
+    )
+    result: dict[str, Any] = {
+        "dataset": str(args.dataset),
+        "split": args.split,
+        "imgsz": args.imgsz,
+        **report.to_json(),
+    }
+    result["chip_reader_on_true_boxes"] = chips.to_json()
+    if not args.no_map and (args.models / DETECTOR_PT).is_file():
+        result["map50"] = stage1_map50(args.models / DETECTOR_PT, args.dataset, args.split, args.imgsz)
+    print(json.dumps(result, indent=1))
+    if args.out:
+        args.out.write_text(json.dumps(result, indent=1) + "\n")
+    if args.confusion:
+        confusion_png(report.pairs, args.confusion)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,106 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from assistant.detect.grouping import group_cards
+from assistant.detect.labels import RANKS, SUITS
+
+
+def _probs(cards: list[str], sure: float = 0.9) -> tuple[np.ndarray, np.ndarray]:
+    rank = np.full((len(cards), 13), (1 - sure) / 12, np.float32)
+    suit = np.full((len(cards), 4), (1 - sure) / 3, np.float32)
+    for i, c in enumerate(cards):
+        rank[i, RANKS.index(c[0])] = sure
+        suit[i, SUITS.index(c[1])] = sure
+    return rank, suit
+
+
+def _boxes(*boxes: tuple[float, float, float, float]) -> np.ndarray:
+    return np.array(boxes, np.float32).reshape(-1, 4)
+
+
+def test_two_corners_of_one_card_come_out_as_one_card() -> None:
+    card = _boxes((100, 100, 163, 188))
+    indices = _boxes((102, 102, 112, 120), (151, 168, 161, 186))
+    rank, suit = _probs(["Qh", "Qh"])
+    cards = group_cards(card, np.array([0.9], np.float32), indices, rank, suit)
+    assert [c.card for c in cards] == ["Qh"]
+    assert cards[0].box == (100, 100, 163, 188)
+    assert cards[0].indices == (0, 1)
+
+
+def test_two_unsure_corners_that_agree_make_a_surer_card() -> None:
+    card = _boxes((0, 0, 63, 88))
+    indices = _boxes((2, 2, 12, 20), (51, 68, 61, 86))
+    rank, suit = _probs(["7s", "7s"], sure=0.5)
+    both = group_cards(card, np.ones(1, np.float32), indices, rank, suit)[0]
+    one = group_cards(card, np.ones(1, np.float32), indices[:1], rank[:1], suit[:1])[0]
+    assert both.card == one.card == "7s"
+    assert both.confidence > one.confidence
+
+
+def test_corners_that_disagree_are_decided_by_their_combined_probabilities() -> None:
+    card = _boxes((0, 0, 63, 88))
+    indices = _boxes((2, 2, 12, 20), (51, 68, 61, 86))
+    rank, suit = _probs(["6h", "6h"])
+    rank[1] = 0.01
+    rank[1, RANKS.index("9")] = 0.5  # the second corner leans to 9 but is unsure
+    rank[1, RANKS.index("6")] = 0.4
+    cards = group_cards(card, np.ones(1, np.float32), indices, rank, suit)
+    assert [c.card for c in cards] == ["6h"]
+
+
+def test_an_index_of_a_card_underneath_inside_the_top_cards_box_stays_a_card_of_its_own() -> None:
+    top = _boxes((100, 100, 163, 188))
+    indices = _boxes((102, 102, 112, 120), (151, 168, 161, 186), (104, 150, 114, 168))
+    rank, suit = _probs(["Kc", "Kc", "2d"])
+    cards = group_cards(top, np.ones(1, np.float32), indices, rank, suit)
+    assert sorted(c.card for c in cards) == ["2d", "Kc"]
+    king = next(c for c in cards if c.card == "Kc")
+    assert king.box == (100, 100, 163, 188)
+
+
+def test_an_index_goes_to_the_smallest_card_box_that_holds_it() -> None:
+    boxes = _boxes((0, 0, 300, 300), (100, 100, 163, 188))
+    indices = _boxes((102, 102, 112, 120))
+    rank, suit = _probs(["Ah"])
+    cards = group_cards(boxes, np.ones(2, np.float32), indices, rank, suit)
+    assert cards[0].box == (100, 100, 163, 188)
+
+
+def test_loose_indices_of_the_same_card_nearby_are_joined_and_far_ones_are_not() -> None:
+    indices = _boxes((0, 0, 10, 18), (50, 70, 60, 88), (900, 900, 910, 918))
+    rank, suit = _probs(["Td", "Td", "Td"])
+    cards = group_cards(_boxes(), np.zeros(0, np.float32), indices, rank, suit)
+    assert sorted(len(c.indices) for c in cards) == [1, 2]
+    joined = next(c for c in cards if len(c.indices) == 2)
+    assert joined.box == (0, 0, 60, 88)
+
+
+def test_a_card_box_without_a_readable_index_is_left_out() -> None:
+    rank, suit = _probs([])
+    assert group_cards(_boxes((0, 0, 60, 88)), np.ones(1, np.float32), _boxes(), rank, suit) == []
+
+
+@pytest.mark.parametrize("sure", [0.3, 0.6, 0.99])
+def test_confidence_is_a_probability(sure: float) -> None:
+    rank, suit = _probs(["Ac"], sure)
+    (card,) = group_cards(
+        _boxes((0, 0, 60, 88)), np.array([0.8], np.float32), _boxes((1, 1, 11, 19)), rank, suit
+    )
+    assert 0 < card.confidence <= 0.8
+
+
+def test_read_cards_in_one_place_are_one_card_the_surest_stays() -> None:
+    from assistant.detect.pipeline import Card, suppress_duplicates
+
+    cards = [
+        Card("Ts", (442, 419, 484, 460), 0.06, by_geometry=True),
+        Card("8s", (442, 421, 502, 475), 0.09, by_geometry=True),
+        Card("6s", (463, 432, 510, 472), 0.08, by_geometry=True),
+        Card("Ah", (10, 10, 50, 70), 0.5),
+        Card("Kh", (12, 14, 52, 74), 0.4),  # a fanned neighbour read from its own index
+        Card("Qh", (11, 11, 50, 70), 0.3),  # the same place again: a duplicate
+    ]
+    assert [c.card for c in suppress_duplicates(cards)] == ["Ah", "Kh", "8s"]

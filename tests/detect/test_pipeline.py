@@ -1,0 +1,135 @@
+"""The shipped models in models/ run on held-out renders (decks never trained on)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import pytest
+
+from assistant.detect.evaluate import Tally, match_cards, true_cards
+from assistant.detect.pipeline import MODELS_DIR, CardDetector, ImageError, read_image
+
+FIXTURES = Path(__file__).parent / "fixtures"
+IMAGES = sorted(FIXTURES.glob("*.jpg"))
+
+
+@pytest.fixture(scope="module")
+def detector() -> CardDetector:
+    return CardDetector.load(MODELS_DIR)
+
+
+def test_fixtures_are_renders_of_held_out_decks() -> None:
+    from assistant.synth.decks import Split, load_records
+
+    held_out = {r.id for r in load_records() if r.split is Split.HELD_OUT}
+    decks = {json.loads(p.with_suffix(".json").read_text())["deck"] for p in IMAGES}
+    assert len(IMAGES) >= 3 and decks <= held_out
+
+
+def test_result_follows_the_json_contract(detector: CardDetector) -> None:
+    image = read_image(IMAGES[0])
+    h, w = image.shape[:2]
+    out = detector.detect(image, str(IMAGES[0])).to_json()
+    assert set(out) == {"image", "cards", "face_down", "chips"}
+    for card in out["cards"]:
+        assert set(card) == {"card", "box", "confidence"}
+        assert card["card"][0] in "A23456789TJQK" and card["card"][1] in "cdhs"
+        assert 0 < card["confidence"] <= 1
+    for item in out["cards"] + out["face_down"] + out["chips"]:
+        x1, y1, x2, y2 = item["box"]
+        assert 0 <= x1 < x2 <= w and 0 <= y1 < y2 <= h
+    for stack in out["chips"]:
+        assert stack["count"] is None or 1 <= stack["count"] <= 20
+    json.dumps(out)
+
+
+def test_finds_cards_faces_down_and_chips_on_held_out_renders(detector: CardDetector) -> None:
+    results = [detector.detect(read_image(p)) for p in IMAGES]
+    assert sum(len(r.face_down) for r in results) >= 3
+    assert sum(len(r.chips) for r in results) >= 3
+    assert sum(len(r.cards) for r in results) >= 3
+
+
+def test_reads_some_held_out_cards_right(detector: CardDetector) -> None:
+    """A floor under the shipped (early) model, not the bar: models/README.md has the F1."""
+    total = Tally()
+    for p in IMAGES:
+        truth = json.loads(p.with_suffix(".json").read_text())
+        total.add(match_cards(detector.detect(read_image(p)), true_cards(truth, readable=True))[0])
+    assert total.tp >= 1
+
+
+def test_any_scale_the_same_cards_are_found_in_a_doubled_image(detector: CardDetector) -> None:
+    image = read_image(IMAGES[0])
+    big = cv2.resize(image, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
+    small_n = len(detector.detect(image).face_down)
+    big_n = len(detector.detect(big).face_down)
+    assert abs(small_n - big_n) <= max(1, small_n // 2)
+
+
+def test_missing_and_corrupt_images_raise_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ImageError, match="no such file"):
+        read_image(tmp_path / "absent.jpg")
+    bad = tmp_path / "bad.jpg"
+    bad.write_bytes(b"not a jpeg")
+    with pytest.raises(ImageError, match="not a readable image"):
+        read_image(bad)
+    empty = tmp_path / "empty.png"
+    empty.write_bytes(b"")
+    with pytest.raises(ImageError, match="not a readable image"):
+        read_image(empty)
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "assistant", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).parents[2],
+    )
+
+
+def test_cli_prints_one_json_line_per_image_and_reports_bad_files_without_stopping(
+    tmp_path: Path,
+) -> None:
+    bad = tmp_path / "bad.jpg"
+    bad.write_bytes(b"\x00garbage")
+    run = _cli("detect", str(IMAGES[0]), str(tmp_path / "absent.jpg"), str(bad), str(IMAGES[1]), "--json")
+    assert run.returncode == 1
+    lines = run.stdout.splitlines()
+    assert [json.loads(line)["image"] for line in lines] == [str(IMAGES[0]), str(IMAGES[1])]
+    errors = run.stderr.strip().splitlines()
+    assert len(errors) == 2
+    assert "absent.jpg: no such file" in errors[0] and "bad.jpg: not a readable image" in errors[1]
+
+
+def test_cli_without_models_says_so_in_one_line(tmp_path: Path) -> None:
+    run = _cli("detect", str(IMAGES[0]), "--models", str(tmp_path))
+    assert run.returncode == 1
+    assert run.stdout == ""
+    assert run.stderr.count("\n") == 1 and "detector.onnx is missing" in run.stderr
+
+
+def test_cli_with_a_corrupt_model_says_so_in_one_line(tmp_path: Path) -> None:
+    for name in ("detector.onnx", "index_reader.onnx"):
+        (tmp_path / name).write_bytes(b"not onnx")
+    run = _cli("detect", str(IMAGES[0]), "--models", str(tmp_path))
+    assert run.returncode == 1
+    assert run.stderr.count("\n") == 1 and "cannot load the models" in run.stderr
+
+
+def test_onnx_path_runs_without_torch_or_ultralytics() -> None:
+    code = (
+        "import sys; from pathlib import Path\n"
+        "from assistant.detect.pipeline import CardDetector, read_image\n"
+        f"CardDetector.load().detect(read_image(Path({str(IMAGES[0])!r})))\n"
+        "print(sorted(m for m in ('torch', 'ultralytics') if m in sys.modules))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "[]"

@@ -1,0 +1,140 @@
+"""Training code paths on a tiny dataset made of the fixtures (seconds, not a real run)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from assistant.detect.readers import OnnxReader
+from assistant.detect.recipe import DEFAULT_RECIPE, ReaderRecipe, Recipe, RecipeError
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture()
+def tiny_dataset(tmp_path: Path) -> Path:
+    root = tmp_path / "data"
+    for split in ("train", "val"):
+        (root / "images" / split).mkdir(parents=True)
+        (root / "truth" / split).mkdir(parents=True)
+        for jpg in sorted(FIXTURES.glob("*.jpg")):
+            shutil.copy(jpg, root / "images" / split / jpg.name)
+            shutil.copy(jpg.with_suffix(".json"), root / "truth" / split / jpg.with_suffix(".json").name)
+    return root
+
+
+def test_the_shipped_recipe_loads_and_builds_from_a_model_yaml() -> None:
+    recipe = Recipe.load(DEFAULT_RECIPE)
+    assert recipe.model.suffix == ".yaml" and recipe.model.is_file()
+    assert recipe.detector_args["imgsz"] >= 320
+    assert "pretrained" not in recipe.detector_args  # forced off by the trainer
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("dataset: /x\n", "needs a 'dataset' and a 'detector'"),
+        ("dataset: /x\ndetector: {imgsz: 320}\n", "detector.model"),
+        ("dataset: [unclosed\n", "not valid YAML"),
+        ("dataset: /x\ndetector: {model: m.yaml}\nreader: {colour: 3}\n", "colour"),
+    ],
+)
+def test_a_bad_recipe_is_refused_with_the_reason(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "train.yaml"
+    path.write_text(text)
+    with pytest.raises(RecipeError, match=message):
+        Recipe.load(path)
+
+
+def test_a_missing_recipe_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(RecipeError, match="cannot read"):
+        Recipe.load(tmp_path / "absent.yaml")
+
+
+@pytest.mark.parametrize("kind", ["index", "chips"])
+def test_reader_trains_resumes_and_exports_to_onnx(tiny_dataset: Path, tmp_path: Path, kind: str) -> None:
+    from assistant.detect.train_reader import export_reader, train_reader
+
+    out = tmp_path / kind
+    recipe = ReaderRecipe(crop=32, epochs=2, batch=64, out=str(out), balance=kind == "chips")
+    train_reader(kind, tiny_dataset, recipe, epochs=1, log=lambda _: None)
+    assert (out / "last.pt").is_file() and (out / "crops_train.npz").is_file()
+    best = train_reader(kind, tiny_dataset, recipe, resume=True, log=lambda _: None)
+    import json
+
+    history = json.loads((out / "history.json").read_text())
+    assert [h["epoch"] for h in history] == [1, 2]  # resumed at epoch 2, not from scratch
+    onnx = export_reader(best, tmp_path / f"{kind}.onnx")
+    reader = OnnxReader(onnx)
+    image = (np.random.default_rng(0).random((100, 100, 3)) * 255).astype(np.uint8)
+    probs = reader.read(image, [(10, 10, 20, 28), (50, 50, 70, 70)])
+    expected = {"index": {"rank": 13, "suit": 4}, "chips": {"count": 21}}[kind]
+    assert {k: v.shape for k, v in probs.items()} == {k: (2, n) for k, n in expected.items()}
+    for v in probs.values():
+        np.testing.assert_allclose(v.sum(1), 1, atol=1e-4)
+
+
+def _yolo_dataset(root: Path) -> Path:
+    """The fixtures as an ultralytics dataset (labels made from their truth files)."""
+    from assistant.detect.labels import DETECTOR_CLASSES
+    from assistant.detect.reader_data import quad_box
+
+    ids = {name: i for i, name in enumerate(DETECTOR_CLASSES)}
+    for split in ("train", "val"):
+        (root / "images" / split).mkdir(parents=True)
+        (root / "labels" / split).mkdir(parents=True)
+        for jpg in sorted(FIXTURES.glob("*.jpg")):
+            truth = json.loads(jpg.with_suffix(".json").read_text())
+            w, h = truth["size"]
+            lines = []
+            for obj in truth["objects"]:
+                if not obj["labelled"] or obj["box"] is None:
+                    continue
+                name = f"chips_{obj['colour']}" if obj["kind"] == "chips" else obj["kind"]
+                boxes = [(name, obj["box"])]
+                boxes += [("index", quad_box(i["quad"])) for i in obj.get("indices", []) if i["labelled"]]
+                for cls, (x0, y0, x1, y1) in boxes:
+                    lines.append(
+                        f"{ids[cls]} {(x0 + x1) / 2 / w:.6f} {(y0 + y1) / 2 / h:.6f} "
+                        f"{(x1 - x0) / w:.6f} {(y1 - y0) / h:.6f}"
+                    )
+            shutil.copy(jpg, root / "images" / split / jpg.name)
+            (root / "labels" / split / jpg.with_suffix(".txt").name).write_text("\n".join(lines) + "\n")
+    names = "\n".join(f"  {i}: {n}" for i, n in enumerate(DETECTOR_CLASSES))
+    (root / "data.yaml").write_text(f"path: {root}\ntrain: images/train\nval: images/val\nnames:\n{names}\n")
+    return root
+
+
+@pytest.mark.slow
+def test_detector_trains_offline_from_our_weights_and_exports_a_working_onnx(tmp_path: Path) -> None:
+    import dataclasses
+
+    from assistant.detect.backends import OnnxDetector
+    from assistant.detect.pipeline import MODELS_DIR
+    from assistant.detect.train_detector import export_detector, train_detector
+
+    data = _yolo_dataset(tmp_path / "data")
+    recipe = Recipe.load(DEFAULT_RECIPE)
+    args = {
+        **recipe.detector_args,
+        "imgsz": 160,
+        "batch": 4,
+        "project": str(tmp_path / "runs"),
+        "mosaic": 0.0,
+        "val": False,
+    }
+    recipe = dataclasses.replace(recipe, dataset=data, detector_args=args)
+    best = train_detector(recipe, weights=MODELS_DIR / "detector.pt", epochs=1, name="t")
+    last = best.parent / "last.pt"
+    assert last.is_file()
+    onnx = export_detector(last, tmp_path / "d.onnx", imgsz=160)
+    det = OnnxDetector(onnx, imgsz=160)
+    assert det.names[:3] == ("card", "index", "face_down")
+    import cv2
+
+    boxes = det(cv2.imread(str(next(FIXTURES.glob("*.jpg")))))
+    assert boxes.xyxy.shape[1] == 4
