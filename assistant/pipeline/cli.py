@@ -107,11 +107,7 @@ def _replay(args: argparse.Namespace) -> int:
         detector = DetectorAdapter(CardDetector.load(args.models or MODELS_DIR))
     except ModelMissingError as error:
         raise CommandError(f"{error}: train one with 'dealer-assistant train' or restore models/") from None
-    bar = None
-    if not args.quiet:
-        from tqdm import tqdm
-
-        bar = tqdm(total=source.frame_count, unit="frame", desc=args.video.name, file=sys.stderr)
+    bar = None if args.quiet else ProgressBar(args.video.name, source.frame_count)
     with source:
         report = replay(
             source,
@@ -119,7 +115,7 @@ def _replay(args: argparse.Namespace) -> int:
             sidecar,
             detector,
             hold_s=args.hold,
-            progress=(lambda _index: bar.update(1)) if bar is not None else None,
+            progress=bar.update if bar is not None else None,
         )
     if bar is not None:
         bar.close()
@@ -160,6 +156,41 @@ def _open_dashboard(sidecar: Any, data: dict[str, Any]) -> int:
     window = DashboardWindow(Session(events), title=f"replay of {data['video']}")
     window.show()
     return int(app.exec())
+
+
+class ProgressBar:
+    """A one-line progress bar on standard error: frames done, of how many, how fast."""
+
+    def __init__(self, name: str, total: int | None, width: int = 30) -> None:
+        import time
+
+        self.name, self.total, self.width = name, total, width
+        self.done = 0
+        self._clock = time.perf_counter
+        self._start = self._clock()
+        self._shown = 0.0
+
+    def update(self, _frame_index: int) -> None:
+        self.done += 1
+        now = self._clock()
+        if now - self._shown >= 0.2 or self.done == self.total:
+            self._shown = now
+            self._draw(now)
+
+    def _draw(self, now: float) -> None:
+        rate = self.done / max(now - self._start, 1e-9)
+        if self.total:
+            filled = round(self.width * self.done / self.total)
+            bar = "#" * filled + "." * (self.width - filled)
+            text = f"{self.name} [{bar}] {self.done}/{self.total} frames, {rate:.1f}/s"
+        else:
+            text = f"{self.name} {self.done} frames, {rate:.1f}/s"
+        sys.stderr.write("\r" + text)
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        self._draw(self._clock())
+        sys.stderr.write("\n")
 
 
 class DetectorAdapter:
