@@ -120,6 +120,11 @@ def train_reader(
     """Train the ``kind`` reader ("index" or "chips"); returns ``OUT/best.pt``."""
     torch.set_num_threads(1)
     out = Path(recipe.out)
+    if not resume and (out / "last.pt").is_file():
+        raise ValueError(
+            f"{out} already holds a run (last.pt); continue it with --resume, "
+            "or set another 'out' in the recipe"
+        )
     out.mkdir(parents=True, exist_ok=True)
     patch = math.ceil(recipe.crop * PATCH_FACTOR / 2) * 2
     if kind == "index":

@@ -63,6 +63,8 @@ def test_reader_trains_resumes_and_exports_to_onnx(tiny_dataset: Path, tmp_path:
     recipe = ReaderRecipe(crop=32, epochs=2, batch=64, out=str(out), balance=kind == "chips")
     train_reader(kind, tiny_dataset, recipe, epochs=1, log=lambda _: None)
     assert (out / "last.pt").is_file() and (out / "crops_train.npz").is_file()
+    with pytest.raises(ValueError, match="--resume"):  # a fresh run never overwrites one
+        train_reader(kind, tiny_dataset, recipe, epochs=1, log=lambda _: None)
     best = train_reader(kind, tiny_dataset, recipe, resume=True, log=lambda _: None)
     import json
 
