@@ -52,7 +52,10 @@ def test_replay_with_a_wrong_layout_file_is_one_clear_line(tmp_path: Path) -> No
 
 def test_replay_with_a_layout_whose_markers_are_not_in_the_video_says_so(tmp_path: Path) -> None:
     layout = tmp_path / "layout.json"
-    subprocess.run([sys.executable, "-m", "assistant", "calibrate", "layout", "--seats", "7", "--out", str(layout)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "assistant", "calibrate", "layout", "--seats", "7", "--out", str(layout)],
+        check=True,
+        capture_output=True,
+    )
     out = replay(str(PARIS), "--layout", str(layout), "--quiet")
     assert out.returncode == 1 and "Traceback" not in out.stderr
