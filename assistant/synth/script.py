@@ -132,21 +132,9 @@ def script_from_autoplay(
 ) -> GameScript:
     """One hand played by the engine's seeded simulated players, as a script."""
     from assistant.engine import Player, Session, Stakes, preset
+    from assistant.engine.actions import event_to_action
     from assistant.engine.autoplay import TableDeck, play_hand
-    from assistant.engine.events import (
-        BetMade,
-        BustShown,
-        Called,
-        CardDealt,
-        CardExposed,
-        CardRefused,
-        CardTaken,
-        Checked,
-        Declared,
-        Folded,
-        HandShown,
-        Raised,
-    )
+    from assistant.engine.events import CardDealt, CardTaken, HandStarted, SessionStarted
 
     rules = preset(rules_name)
     if options:
@@ -166,30 +154,12 @@ def script_from_autoplay(
     actions: list[list[Any]] = []
     draws = iter(drawn)
     for e in session.events:
-        if isinstance(e, CardDealt):
-            actions.append(["deal", e.seat, str(next(draws))])
-        elif isinstance(e, CardTaken):
-            actions.append(["take", e.seat, str(next(draws))])
-        elif isinstance(e, CardExposed):
-            actions.append(["expose", e.seat, str(e.card)])
-        elif isinstance(e, CardRefused):
-            actions.append(["refuse", e.seat])
-        elif isinstance(e, Checked):
-            actions.append(["check", e.seat])
-        elif isinstance(e, BetMade):
-            actions.append(["bet", e.seat, e.amount])
-        elif isinstance(e, Called):
-            actions.append(["call", e.seat])
-        elif isinstance(e, Raised):
-            actions.append(["raise", e.seat, e.amount])
-        elif isinstance(e, Folded):
-            actions.append(["fold", e.seat])
-        elif isinstance(e, Declared):
-            actions.append(["declare", e.seat, e.declaration.value])
-        elif isinstance(e, HandShown):
-            actions.append(["show", e.seat, [str(c) for c in e.cards]])
-        elif isinstance(e, BustShown):
-            actions.append(["show_bust", e.seat, [str(c) for c in e.cards]])
+        if isinstance(e, SessionStarted | HandStarted):
+            continue
+        action = event_to_action(e)
+        if isinstance(e, CardDealt | CardTaken):
+            action[2] = str(next(draws))  # the script names every card, face-down ones too
+        actions.append(action)
     return GameScript(
         name,
         rules_name,
