@@ -29,7 +29,7 @@ REST_BEFORE_TRUTH = 2  # HOLD_FRAMES of assistant.synth.video
 
 def main() -> None:
     names = sys.argv[1:] or sorted(p.name.removesuffix(".truth.json") for p in VIDEOS.glob("*.truth.json"))
-    detector = DetectorAdapter(CardDetector.load(MODELS_DIR))
+    detector = DetectorAdapter(CardDetector.for_zones(MODELS_DIR))
     for name in names:
         truth = json.loads((VIDEOS / f"{name}.truth.json").read_text())
         with VideoFileSource(VIDEOS / f"{name}.mp4") as source:

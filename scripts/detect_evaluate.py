@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from assistant.detect.evaluate import chip_reader_on_truth, evaluate
 from assistant.detect.labels import RANKS, SUITS
-from assistant.detect.pipeline import DEFAULT_CONF, DETECTOR_PT, MODELS_DIR, CardDetector
+from assistant.detect.pipeline import DEFAULT_CONF, DETECTOR_PT, MODELS_DIR, ZONE_IMGSZ, CardDetector
 from assistant.detect.reader_data import chip_side_px
 
 GROUPS = {"cards": ["card"], "index": ["index"], "face_down": ["face_down"], "chips": "chips_"}
@@ -95,8 +95,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path)
     parser.add_argument("--confusion", type=Path)
     parser.add_argument("--no-map", action="store_true")
+    parser.add_argument(
+        "--zones", action="store_true", help="run as the camera pipeline does (upright zone crops, 320 px)"
+    )
     args = parser.parse_args(argv)
-    det = CardDetector.load(args.models, imgsz=args.imgsz, conf=args.conf)
+    if args.zones:
+        args.imgsz = ZONE_IMGSZ
+    det = CardDetector.load(args.models, imgsz=args.imgsz, conf=args.conf, upright=args.zones)
     report = evaluate(det.detect, args.dataset, args.split, args.limit, chip_side=chip_side_px)
     chips = chip_reader_on_truth(
         lambda im, b: (

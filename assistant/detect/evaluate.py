@@ -177,7 +177,7 @@ def _tally_chips(
             iou = _iou(box, s.box)
             if iou >= best_iou and s.colour == obj["colour"]:
                 best, best_iou = s, iou
-        side = chip_side(truth["camera"], box)
+        side = obj["side_px"] if "side_px" in obj else chip_side(truth["camera"], box)
         if side >= MIN_CHIP_PX:
             tally.side_visible += 1
             tally.exact += best is not None and best.count == obj["count"]
@@ -220,7 +220,8 @@ def chip_reader_on_truth(
             continue
         counts = read(image, [tuple(o["box"]) for o in stacks])
         for obj, count in zip(stacks, counts, strict=True):
-            if side_of(truth["camera"], tuple(obj["box"])) >= MIN_CHIP_PX:
+            side = obj["side_px"] if "side_px" in obj else side_of(truth["camera"], tuple(obj["box"]))
+            if side >= MIN_CHIP_PX:
                 tally.side_visible += 1
                 tally.exact += int(count) == obj["count"]
             else:

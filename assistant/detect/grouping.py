@@ -1,6 +1,9 @@
 """Joining corner indices into cards: two corners of one card come out as one card.
 
-Each index is given to the smallest detected card box that holds its centre. Within a
+Each index is given to the card box that holds its centre with one of the box's corners
+nearest to it: a printed index sits in a corner of its card, so in a row of overlapping
+cards the index of the card on top, which lies inside the box of the card underneath
+too, goes to its own card (with equal distances, the smaller box wins). Within a
 card box, an index that confidently reads as another card (an index of a card underneath
 showing through the box of the card on top) is split off; one that is merely unsure
 joins the card and its probabilities count. Indices that no card box holds are joined when they read
@@ -37,6 +40,13 @@ def _contains(box: FloatArray, x: float, y: float, slack: float) -> bool:
     return bool(box[0] - slack <= x <= box[2] + slack and box[1] - slack <= y <= box[3] + slack)
 
 
+def _corner_distance(box: FloatArray, x: float, y: float) -> float:
+    """Distance from (x, y) to the box's nearest corner, in units of the box's shorter side."""
+    dx = min(abs(x - box[0]), abs(x - box[2]))
+    dy = min(abs(y - box[1]), abs(y - box[3]))
+    return float(np.hypot(dx, dy) / max(EPS, min(box[2] - box[0], box[3] - box[1])))
+
+
 def _identity(rank: FloatArray, suit: FloatArray) -> tuple[int, int]:
     return int(rank.argmax()), int(suit.argmax())
 
@@ -62,7 +72,7 @@ def group_cards(
         x, y = centres[i]
         holders = [c for c in range(len(card_boxes)) if _contains(card_boxes[c], x, y, 0.25 * heights[i])]
         if holders:
-            owner[i] = min(holders, key=lambda c: areas[c])
+            owner[i] = min(holders, key=lambda c: (round(_corner_distance(card_boxes[c], x, y), 1), areas[c]))
     groups: list[tuple[int, list[int]]] = []  # (card box or -1, indices)
     for c in range(len(card_boxes)):
         members = [i for i in range(n_idx) if owner[i] == c]

@@ -28,6 +28,7 @@ DETECTOR_PT = "detector.pt"
 INDEX_READER = "index_reader.onnx"
 CHIP_READER = "chip_reader.onnx"
 BACKENDS = ("onnx", "ultralytics")
+ZONE_IMGSZ = 320  # stage-1 input for the camera pipeline's 1 mm/px zone crops
 DEFAULT_CONF = 0.1  # stage-1 confidence threshold (chosen on held-out F1, see models/README.md)
 DUPLICATE_IOU = 0.8  # read cards whose boxes overlap more than this are one card
 GEOMETRY_DUPLICATE_IOU = 0.3
@@ -125,8 +126,10 @@ class CardDetector:
         chip_reader: OnnxReader | None = None,
         *,
         min_card_confidence: float = 0.05,
+        upright: bool = False,
     ) -> None:
         self.detector = detector
+        self.upright = upright  # indices stand upright (rectified zone crops): read them as they are
         self.index_reader = index_reader
         self.chip_reader = chip_reader
         self.min_card_confidence = min_card_confidence
@@ -143,6 +146,7 @@ class CardDetector:
         imgsz: int = 640,
         conf: float = DEFAULT_CONF,
         threads: int = 0,
+        upright: bool = False,
     ) -> CardDetector:
         def need(name: str) -> Path:
             path = models / name
@@ -162,7 +166,13 @@ class CardDetector:
             detector,
             OnnxReader(need(INDEX_READER), threads),
             OnnxReader(chips, threads) if chips.is_file() else None,
+            upright=upright,
         )
+
+    @classmethod
+    def for_zones(cls, models: Path = MODELS_DIR, *, backend: str = "onnx", threads: int = 0) -> CardDetector:
+        """The detector as the camera pipeline runs it, on upright 1 mm/px zone crops."""
+        return cls.load(models, backend=backend, imgsz=ZONE_IMGSZ, threads=threads, upright=True)
 
     def detect_file(self, path: Path) -> Detection:
         return self.detect(read_image(path), str(path))
@@ -193,7 +203,8 @@ class CardDetector:
         cards, indices = self._of(boxes, "card"), self._of(boxes, "index")
         taken: set[int] = set()
         if len(indices):
-            probs = self.index_reader.read_any_turn(image, list(indices.xyxy))
+            read = self.index_reader.read if self.upright else self.index_reader.read_any_turn
+            probs = read(image, list(indices.xyxy))
             for c in group_cards(cards.xyxy, cards.conf, indices.xyxy, probs["rank"], probs["suit"]):
                 taken.add(c.card_box)
                 if c.confidence >= self.min_card_confidence:

@@ -104,7 +104,7 @@ def _replay(args: argparse.Namespace) -> int:
             f"{len(calibration.layout.seats)} seats"
         )
     try:
-        detector = DetectorAdapter(CardDetector.load(args.models or MODELS_DIR))
+        detector = DetectorAdapter(CardDetector.for_zones(args.models or MODELS_DIR))
     except ModelMissingError as error:
         raise CommandError(f"{error}: train one with 'dealer-assistant train' or restore models/") from None
     bar = None if args.quiet else ProgressBar(args.video.name, source.frame_count)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,19 @@ def register(subparsers: Any) -> None:
     ds.add_argument("--workers", type=int, default=0, help="processes (default: up to 2)")
     ds.add_argument("--no-crops", action="store_true", help="skip the corner-index crops")
     ds.set_defaults(func=_dataset)
+
+    zn = sub.add_parser(
+        "zones",
+        help="write a YOLO dataset of zone crops: random hands seen as the camera pipeline sees them",
+    )
+    zn.add_argument("--out", type=Path, required=True, help="output directory (keep it out of the repo)")
+    zn.add_argument("--hands", type=int, required=True, help="number of random hands to render")
+    zn.add_argument("--seed", type=int, default=0)
+    zn.add_argument("--rate", type=float, default=0.06, help="fraction of each hand's frames rendered")
+    zn.add_argument("--val", type=float, default=0.05, help="fraction of hands for val (validation decks)")
+    zn.add_argument("--test", type=float, default=0.1, help="fraction of hands for test (held-out decks)")
+    zn.add_argument("--workers", type=int, default=0, help="processes (default: up to 2)")
+    zn.set_defaults(func=_zones)
 
     vid = sub.add_parser("video", help="render a game script into NAME.mp4 and NAME.truth.json")
     vid.add_argument(
@@ -75,6 +89,42 @@ def _dataset(args: argparse.Namespace) -> int:
     except OSError as error:
         raise CommandError(f"cannot write the dataset: {error}") from error
     print(f"wrote {summary['images']} images, {summary['labels']} labels to {args.out}")
+    return 0
+
+
+def _zones(args: argparse.Namespace) -> int:
+    from assistant.cli import CommandError
+    from assistant.synth.dataset import default_workers
+    from assistant.synth.decks import DecksMissingError
+    from assistant.synth.zones import write_zone_dataset
+
+    if args.hands < 1:
+        raise CommandError("--hands must be at least 1")
+    if not 0 < args.rate <= 1:
+        raise CommandError("--rate must be a fraction above 0")
+    if not 0 <= args.val < 1 or not 0 <= args.test < 1 or args.val + args.test >= 1:
+        raise CommandError("--val and --test must be fractions that leave some training hands")
+
+    def progress(done: int, total: int) -> None:
+        if done == total or done % 10 == 0:
+            print(f"{done}/{total} hands", file=sys.stderr, flush=True)
+
+    try:
+        summary = write_zone_dataset(
+            args.out,
+            args.hands,
+            args.seed,
+            rate=args.rate,
+            val=args.val,
+            test=args.test,
+            workers=args.workers or default_workers(),
+            progress=progress,
+        )
+    except DecksMissingError as error:
+        raise CommandError(str(error)) from error
+    except OSError as error:
+        raise CommandError(f"cannot write the dataset: {error}") from error
+    print(json.dumps(summary["crops"]))
     return 0
 
 

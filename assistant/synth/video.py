@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -75,8 +76,19 @@ class VideoRenderer:
         extra_chips: Sequence[ChipStack] = (),
         hands: Sequence[Hand] = (),
     ) -> None:
+        scene = self.scene(extra_cards, extra_chips, hands)
+        rng = np.random.default_rng([self.seed, 3, len(self.frames)])
+        self.frames.append(render(scene, self.faces, rng).image)
+
+    def scene(
+        self,
+        extra_cards: Sequence[CardItem] = (),
+        extra_chips: Sequence[ChipStack] = (),
+        hands: Sequence[Hand] = (),
+    ) -> Scene:
+        """What the camera sees now: the table's cards and chips plus anything moving."""
         cards, chips = self.table.items()
-        scene = Scene(
+        return Scene(
             self.camera,
             self.surface,
             self.record.id,
@@ -88,8 +100,6 @@ class VideoRenderer:
             self.light,
             self.table.decals,
         )
-        rng = np.random.default_rng([self.seed, 3, len(self.frames)])
-        self.frames.append(render(scene, self.faces, rng).image)
 
     def hand_at(self, p: np.ndarray, seat: SeatModel) -> Hand:
         base = p + seat.ey * 45 + seat.ex * 8
@@ -113,8 +123,63 @@ def _ease(i: int, n: int) -> float:
     return t * t * (3 - 2 * t)
 
 
+@dataclass
+class Animated:
+    """A script played through the engine and drawn frame by frame by a renderer."""
+
+    events: list[dict[str, Any]]
+    state: Any  # the engine's final TableState
+    awards: dict[str, int]
+    showdown_frame: int
+
+
 def render_video(script: GameScript, out: Path) -> tuple[Path, Path]:
     """Render ``script`` to ``out/NAME.mp4`` and ``out/NAME.truth.json``."""
+    vr = VideoRenderer(script)
+    played = animate(script, vr)
+    st, events, awards, showdown_frame = played.state, played.events, played.awards, played.showdown_frame
+    table = vr.table
+    out.mkdir(parents=True, exist_ok=True)
+    video_path = out / f"{script.name}.mp4"
+    writer = cv2.VideoWriter(str(video_path), cv2.VideoWriter.fourcc(*"mp4v"), script.fps, script.size)
+    if not writer.isOpened():
+        raise OSError(f"OpenCV cannot open a video writer for {video_path}")
+    for frame in vr.frames:
+        writer.write(frame)
+    writer.release()
+    cam = vr.camera
+    to_world = np.array([[0.1, 0.0, 0.0], [0.0, -0.1, 0.0], [0.0, 0.0, 1.0]])
+    table_mm_to_px = cam.plane_homography() @ to_world
+    truth = {
+        "name": script.name,
+        "video": video_path.name,
+        "fps": script.fps,
+        "frames": len(vr.frames),
+        "size": list(script.size),
+        "rules": script.rules,
+        "options": script.options,
+        "deck": script.deck,
+        "deck_split": vr.record.split.value,
+        "surface": {**vr.surface.to_json(), "split": script.surface_split},
+        "camera": cam.to_json(),
+        "calibration": calibration_json(table, cam, table_mm_to_px),
+        "layout": layout_json(table),
+        "seat_numbers": {str(s.seat): table.layout.seats[s.seat].number for s in table.seats},
+        "chip_colours": {str(s.seat): s.colour for s in table.seats},
+        "dealer": script.dealer,
+        "events": events,
+        "showdown_frame": showdown_frame,
+        "result": {"pot": int(st.result.pot), "awards": awards},
+        "final_hands": {str(s.seat): [str(c) for c, _ in s.cards] for s in table.seats},
+        "script": script.to_json(),
+    }
+    truth_path = out / f"{script.name}.truth.json"
+    truth_path.write_text(json.dumps(truth, indent=1, allow_nan=False) + "\n")
+    return video_path, truth_path
+
+
+def animate(script: GameScript, vr: VideoRenderer) -> Animated:
+    """Play ``script`` through the engine, drawing every frame with ``vr``."""
     from assistant.engine import Declaration, IllegalActionError, Player, Session, Stakes, preset
 
     try:
@@ -126,7 +191,6 @@ def render_video(script: GameScript, out: Path) -> tuple[Path, Path]:
     stakes = Stakes(**script.stakes) if script.stakes else Stakes()
     session = Session.new(rules, stakes, [Player(n, c) for n, c in script.players], script.dealer)
     session.start_hand()
-    vr = VideoRenderer(script)
     table = vr.table
     dealer = table.seats[script.dealer]
     events: list[dict[str, Any]] = []
@@ -274,40 +338,4 @@ def render_video(script: GameScript, out: Path) -> tuple[Path, Path]:
     table.pot = {}
     vr.hold(6)
     events.append({"frame": len(vr.frames) - 1, "action": "awards", "awards": awards})
-    out.mkdir(parents=True, exist_ok=True)
-    video_path = out / f"{script.name}.mp4"
-    writer = cv2.VideoWriter(str(video_path), cv2.VideoWriter.fourcc(*"mp4v"), script.fps, script.size)
-    if not writer.isOpened():
-        raise OSError(f"OpenCV cannot open a video writer for {video_path}")
-    for frame in vr.frames:
-        writer.write(frame)
-    writer.release()
-    cam = vr.camera
-    to_world = np.array([[0.1, 0.0, 0.0], [0.0, -0.1, 0.0], [0.0, 0.0, 1.0]])
-    table_mm_to_px = cam.plane_homography() @ to_world
-    truth = {
-        "name": script.name,
-        "video": video_path.name,
-        "fps": script.fps,
-        "frames": len(vr.frames),
-        "size": list(script.size),
-        "rules": script.rules,
-        "options": script.options,
-        "deck": script.deck,
-        "deck_split": vr.record.split.value,
-        "surface": {**vr.surface.to_json(), "split": script.surface_split},
-        "camera": cam.to_json(),
-        "calibration": calibration_json(table, cam, table_mm_to_px),
-        "layout": layout_json(table),
-        "seat_numbers": {str(s.seat): table.layout.seats[s.seat].number for s in table.seats},
-        "chip_colours": {str(s.seat): s.colour for s in table.seats},
-        "dealer": script.dealer,
-        "events": events,
-        "showdown_frame": showdown_frame,
-        "result": {"pot": int(st.result.pot), "awards": awards},
-        "final_hands": {str(s.seat): [str(c) for c, _ in s.cards] for s in table.seats},
-        "script": script.to_json(),
-    }
-    truth_path = out / f"{script.name}.truth.json"
-    truth_path.write_text(json.dumps(truth, indent=1, allow_nan=False) + "\n")
-    return video_path, truth_path
+    return Animated(events, st, awards, showdown_frame)

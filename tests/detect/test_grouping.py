@@ -104,3 +104,14 @@ def test_read_cards_in_one_place_are_one_card_the_surest_stays() -> None:
         Card("Qh", (11, 11, 50, 70), 0.3),  # the same place again: a duplicate
     ]
     assert [c.card for c in suppress_duplicates(cards)] == ["Ah", "Kh", "8s"]
+
+
+def test_in_a_row_of_overlapping_cards_each_corner_index_goes_to_its_own_card() -> None:
+    # three upright cards dealt left to right, each covering the right part of the last:
+    # the top-left index of cards two and three lies inside the box of the card below too
+    boxes = _boxes((0, 0, 63, 88), (35, 0, 98, 88), (70, 0, 133, 88))
+    indices = _boxes((2, 2, 10, 20), (37, 2, 45, 20), (72, 2, 80, 20), (123, 68, 131, 86))
+    rank, suit = _probs(["3c", "Jd", "7s", "7s"])
+    cards = group_cards(boxes, np.ones(3, np.float32), indices, rank, suit)
+    by_box = {c.box: c.card for c in cards}
+    assert by_box == {(0, 0, 63, 88): "3c", (35, 0, 98, 88): "Jd", (70, 0, 133, 88): "7s"}

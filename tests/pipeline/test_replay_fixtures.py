@@ -17,7 +17,7 @@ def detector():
     from assistant.detect.pipeline import MODELS_DIR, CardDetector
     from assistant.pipeline.cli import DetectorAdapter
 
-    return DetectorAdapter(CardDetector.load(MODELS_DIR))
+    return DetectorAdapter(CardDetector.for_zones(MODELS_DIR))
 
 
 @pytest.mark.slow

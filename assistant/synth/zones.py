@@ -1,0 +1,386 @@
+"""Zone-crop datasets: rendered games seen the way the camera pipeline sees them.
+
+The camera pipeline never shows the detector a whole frame: it warps each zone of the
+calibrated table (a seat's cards, its bet, the pot, the deck) to a fixed scale
+(:mod:`assistant.vision.rectify`) and detects in those crops. A detector trained on
+whole renders sees cards at another scale and in another context, so this writer
+renders what the pipeline will meet:
+
+1. a random hand is played by the engine's simulated players
+   (:func:`~assistant.synth.script.script_from_autoplay`: a random preset, 2 to 8
+   players, a deck and surface of the split) and animated exactly as the video
+   fixtures are (:func:`~assistant.synth.video.animate`: dealt cards in flight, the
+   dealer's hand over the table, bets sliding, folds turned over);
+2. a random sample of its frames is rendered (a camera of random height, angle, field
+   of view and resolution; cards laid less tidily than the fixtures lay them; JPEG or
+   video-codec loss);
+3. each sampled frame is cut into zone crops by the pipeline's own
+   :class:`~assistant.vision.rectify.ZoneRectifier` from the renderer's exact
+   calibration, and every object's truth is mapped into crop pixels.
+
+The output has the layout of :mod:`assistant.synth.dataset` (``images``, ``labels``,
+``truth``, ``data.yaml``), so ``dealer-assistant train detector`` and the reader
+training take it unchanged. Splits follow the decks: ``train`` renders train decks on
+train surfaces, ``val`` the validation decks, ``test`` the held-out decks and surfaces.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from assistant.synth.camera import Camera
+from assistant.synth.dataset import SPLITS, split_of
+from assistant.synth.decks import installed_decks
+from assistant.synth.labels import (
+    CLASS_NAMES,
+    MIN_INDEX_VISIBLE,
+    IndexTruth,
+    ObjectTruth,
+    index_height,
+    scene_truth,
+    yolo_lines,
+)
+from assistant.synth.layout import card_angle_facing
+from assistant.synth.render import Rendered, render
+from assistant.synth.scene import CardItem, ChipStack, Hand, Scene
+from assistant.synth.script import GameScript, script_from_autoplay
+from assistant.synth.table import SeatModel, Table, calibration_json
+from assistant.synth.video import VideoRenderer, animate
+
+Array = npt.NDArray[np.float64]
+
+PRESETS = (
+    "seven-twenty-seven",
+    "online-seven-twenty-seven",
+    "fifteen-thirty-five",
+    "under-seven-twenty-seven",
+    "over-seven-twenty-seven",
+)
+SIZES = ((1280, 720), (1280, 720), (1280, 720), (1920, 1080), (960, 540))
+ZONE_MM_PER_PX = 1.0  # the pipeline's default crop scale
+MIN_INSIDE = 0.5  # an object is labelled in a crop when this much of its box lies inside
+ZONE_MIN_INDEX_PX = 6.0  # an index shorter than this in the crop is not labelled
+JPEG_QUALITY = 92
+#: Chance that a zone of each kind is written for a sampled frame (card zones: always).
+ZONE_KEEP = {"cards": 1.0, "bet": 0.35, "button": 0.0, "pot": 0.5, "deck": 0.3}
+EMPTY_KEEP = 0.2  # chance that a zone with nothing labelled in it is written
+
+
+class LooseTable(Table):
+    """The fixtures' table with cards laid as a person lays them: spacing and angle vary."""
+
+    def __init__(self, script: GameScript, width_cm: float, rng: np.random.Generator) -> None:
+        super().__init__(script, width_cm)
+        self._rng = rng
+        self._step = width_cm * float(rng.uniform(0.4, 0.75))
+        self._spread = float(rng.uniform(0.0, 0.6))  # cm of position jitter
+        self._turn = float(rng.uniform(0.0, 0.08))  # radians of angle jitter
+        self._jitter: dict[tuple[int, int], tuple[Array, float]] = {}
+
+    def slot(self, seat: SeatModel, i: int) -> tuple[np.ndarray, float]:
+        ang = card_angle_facing(float(-seat.ey[0]), float(-seat.ey[1]))
+        key = (seat.seat, i)
+        if key not in self._jitter:
+            self._jitter[key] = (
+                self._rng.normal(0.0, self._spread + 1e-9, 2),
+                float(self._rng.normal(0.0, self._turn + 1e-9)),
+            )
+        offset, turn = self._jitter[key]
+        start = seat.cards_at - seat.ex * (self._step * 3)
+        return start + seat.ex * self._step * i + offset, ang + turn
+
+
+@dataclass
+class Shot:
+    """One sampled frame: the scene, its rendering, and the frame's number in the hand."""
+
+    frame: int
+    scene: Scene
+    rendered: Rendered
+
+
+class SamplingRenderer(VideoRenderer):
+    """Animates a whole hand but renders only a random ``rate`` of its frames."""
+
+    def __init__(self, script: GameScript, rate: float, rng: np.random.Generator) -> None:
+        super().__init__(script)
+        self.rate = rate
+        self.rng = rng
+        self.table = LooseTable(script, self.table.width_cm, rng)
+        width, height = script.size
+        hfov = float(rng.uniform(52.0, 72.0))
+        vfov = 2 * math.atan(math.tan(math.radians(hfov) / 2) * height / width)
+        fit = max(self.table.a / math.tan(math.radians(hfov) / 2), self.table.b / math.tan(vfov / 2))
+        self.camera = Camera.looking_at(
+            width,
+            height,
+            hfov_deg=hfov,
+            target=(float(rng.normal(0, 3)), float(rng.normal(0, 3))),
+            distance=fit * float(rng.uniform(1.0, 1.3)),
+            tilt_deg=float(rng.uniform(0, 30)),
+            yaw_deg=float(rng.uniform(-25, 25)),
+            k1=float(rng.uniform(0.0, 0.08)),
+        )
+        self.light.update(
+            {
+                "motion": float(rng.uniform(0, 2.5) if rng.random() < 0.2 else 0.0),
+                "defocus": float(rng.uniform(0, 1.0) if rng.random() < 0.3 else 0.0),
+                "noise": float(rng.uniform(0.3, 4.0)),
+                "jpeg": 0.0,
+            }
+        )
+        self.shots: list[Shot] = []
+        self.frames = _FrameCounter()
+
+    def frame(
+        self,
+        extra_cards: Sequence[CardItem] = (),
+        extra_chips: Sequence[ChipStack] = (),
+        hands: Sequence[Hand] = (),
+    ) -> None:
+        index = len(self.frames)
+        if self.rng.random() < self.rate:
+            scene = self.scene(extra_cards, extra_chips, hands)
+            rng = np.random.default_rng([self.seed, 3, index])
+            self.shots.append(Shot(index, scene, render(scene, self.faces, rng)))
+        self.frames.append(None)
+
+
+class _FrameCounter(list):  # type: ignore[type-arg]
+    """Stands in for the rendered frames of a video: only their number matters here."""
+
+
+def codec_loss(image: npt.NDArray[np.uint8], rng: np.random.Generator) -> npt.NDArray[np.uint8]:
+    """What a recording does to a frame: an MPEG-4 intra frame or a JPEG of random quality."""
+    quality = int(rng.integers(35, 90))
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:  # pragma: no cover - OpenCV always encodes a BGR image
+        return image
+    return np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR), dtype=np.uint8)
+
+
+def random_script(seed: int, index: int, split: str) -> GameScript:
+    """Hand ``index`` of a zone dataset: a random preset, table and deck of ``split``."""
+    rng = np.random.default_rng([seed, index, 17])
+    decks = installed_decks(split=SPLITS[split])
+    deck = decks[int(rng.integers(len(decks)))]
+    players = int(rng.integers(2, 9))
+    rules = PRESETS[int(rng.integers(len(PRESETS)))]
+    script = script_from_autoplay(
+        f"zones-{index:05d}",
+        rules,
+        [(f"P{k + 1}", 60) for k in range(players)],
+        int(rng.integers(1 << 30)),
+        deck.id,
+        surface_split=SPLITS[split].value,
+        dealer=int(rng.integers(players)),
+    )
+    return replace(script, size=SIZES[int(rng.integers(len(SIZES)))])
+
+
+def _map(points: Array, image_to_crop: Callable[[Array], Array]) -> Array:
+    return image_to_crop(np.asarray(points, dtype=np.float64).reshape(-1, 2))
+
+
+def _box_of(points: Array) -> tuple[float, float, float, float]:
+    return (
+        float(points[:, 0].min()),
+        float(points[:, 1].min()),
+        float(points[:, 0].max()),
+        float(points[:, 1].max()),
+    )
+
+
+def _clipped(
+    box: tuple[float, float, float, float], w: int, h: int
+) -> tuple[tuple[float, float, float, float] | None, float]:
+    """The box clipped to the crop, and the fraction of its area that lies inside."""
+    x0, y0, x1, y1 = box
+    area = max(0.0, x1 - x0) * max(0.0, y1 - y0)
+    cx0, cy0, cx1, cy1 = max(0.0, x0), max(0.0, y0), min(float(w), x1), min(float(h), y1)
+    if cx1 - cx0 < 1 or cy1 - cy0 < 1 or area <= 0:
+        return None, 0.0
+    return (cx0, cy0, cx1, cy1), (cx1 - cx0) * (cy1 - cy0) / area
+
+
+def zone_truths(
+    truths: Sequence[ObjectTruth], image_to_crop: Callable[[Array], Array], size: tuple[int, int]
+) -> list[ObjectTruth]:
+    """Whole-frame truths mapped into one zone crop of ``size`` (w, h) pixels."""
+    w, h = size
+    out: list[ObjectTruth] = []
+    for t in truths:
+        if t.box is None:
+            continue
+        if t.kind == "chips":
+            x0, y0, x1, y1 = t.box
+            pts = _map(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]), image_to_crop)
+            corners = None
+        else:
+            if t.corners is None:
+                continue
+            pts = corners = _map(t.corners, image_to_crop)
+        box, inside = _clipped(_box_of(pts), w, h)
+        if box is None:
+            continue
+        labelled = t.labelled and inside >= MIN_INSIDE
+        indices = []
+        for idx in t.indices:
+            quad = _map(idx.quad, image_to_crop)
+            in_crop = bool(np.all((quad >= 0) & (quad <= [w, h])))
+            ok = (
+                labelled
+                and in_crop
+                and idx.visible >= MIN_INDEX_VISIBLE
+                and index_height(quad) >= ZONE_MIN_INDEX_PX
+            )
+            indices.append(IndexTruth(idx.corner, quad, idx.visible, ok))
+        out.append(
+            ObjectTruth(
+                t.oid,
+                t.kind,
+                box,
+                t.visible * min(1.0, inside),
+                labelled,
+                card=t.card,
+                corners=corners,
+                indices=indices,
+                colour=t.colour,
+                count=t.count,
+                seat=t.seat,
+            )
+        )
+    return out
+
+
+def _zone_kind(key: str) -> str:
+    return key.split(".")[-1] if "." in key else key
+
+
+def render_hand(job: tuple[Path, int, int, str, float]) -> tuple[str, int, int]:
+    """Render hand ``index`` and write its zone crops; returns (split, crops, labels)."""
+    from assistant.detect.reader_data import chip_side_px
+    from assistant.vision.calibration import calibration_from_dict
+    from assistant.vision.rectify import ZoneRectifier
+
+    out, seed, index, split, rate = job
+    rng = np.random.default_rng([seed, index, 23])
+    script = random_script(seed, index, split)
+    vr = SamplingRenderer(script, rate, rng)
+    animate(script, vr)
+    to_world = np.array([[0.1, 0.0, 0.0], [0.0, -0.1, 0.0], [0.0, 0.0, 1.0]])
+    calibration = calibration_from_dict(
+        calibration_json(vr.table, vr.camera, vr.camera.plane_homography() @ to_world)
+    )
+    rectifier = ZoneRectifier(calibration, mm_per_px=ZONE_MM_PER_PX)
+    camera = vr.camera.to_json()
+    crops = labels = 0
+    for shot in vr.shots:
+        image = codec_loss(shot.rendered.image, rng)
+        truths = scene_truth(shot.scene, shot.rendered, vr.record)
+        keys = [k for k in rectifier.zones if rng.random() < ZONE_KEEP.get(_zone_kind(k), 0.0)]
+        for crop in rectifier.rectify(image, keys):
+            table_to_crop = np.linalg.inv(crop.crop_to_table)
+
+            def image_to_crop(points: Array, m: Array = table_to_crop) -> Array:
+                mm = calibration.to_table(points)
+                homog = np.column_stack([mm, np.ones(len(mm))]) @ m.T
+                return np.asarray(homog[:, :2] / homog[:, 2:3], dtype=np.float64)
+
+            h, w = crop.image.shape[:2]
+            zone = zone_truths(truths, image_to_crop, (w, h))
+            if not any(t.labelled for t in zone) and rng.random() >= EMPTY_KEEP:
+                continue
+            name = f"{index:05d}_{shot.frame:04d}_{crop.key}"
+            img_path = out / "images" / split / f"{name}.jpg"
+            if not cv2.imwrite(str(img_path), crop.image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY]):
+                raise OSError(f"cannot write {img_path}")
+            lines = yolo_lines(zone, w, h)
+            (out / "labels" / split / f"{name}.txt").write_text("".join(f"{line}\n" for line in lines))
+            objects = [t.to_json() for t in zone]
+            for obj, t in zip(objects, zone, strict=True):
+                if t.kind == "chips":  # how much one chip more shows, judged in the camera's frame
+                    original = next(o for o in truths if o.oid == t.oid)
+                    assert original.box is not None
+                    obj["side_px"] = round(chip_side_px(camera, original.box), 3)
+            truth: dict[str, Any] = {
+                "image": f"{name}.jpg",
+                "size": [w, h],
+                "deck": vr.record.id,
+                "surface": vr.surface.to_json(),
+                "zone": crop.key,
+                "mm_per_px": ZONE_MM_PER_PX,
+                "frame": shot.frame,
+                "camera": camera,
+                "objects": objects,
+            }
+            (out / "truth" / split / f"{name}.json").write_text(json.dumps(truth, allow_nan=False) + "\n")
+            crops += 1
+            labels += len(lines)
+    return split, crops, labels
+
+
+def write_zone_dataset(
+    out: Path,
+    hands: int,
+    seed: int,
+    *,
+    rate: float = 0.06,
+    val: float = 0.05,
+    test: float = 0.1,
+    workers: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, object]:
+    """Render ``hands`` random hands into zone crops under ``out``; returns the summary."""
+    if hands < 1:
+        raise ValueError("--hands must be at least 1")
+    if not 0 < rate <= 1:
+        raise ValueError("--rate must be in (0, 1]")
+    for split_name, split in SPLITS.items():
+        installed_decks(split=split)
+        for sub in ("images", "labels", "truth"):
+            (out / sub / split_name).mkdir(parents=True, exist_ok=True)
+    jobs = [(out, seed, i, split_of(i, hands, val, test), rate) for i in range(hands)]
+    per_split = dict.fromkeys(SPLITS, 0)
+    labels = 0
+    if workers > 1:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            results = pool.imap_unordered(render_hand, jobs)
+            for done, (split_name, n, k) in enumerate(results, start=1):
+                per_split[split_name] += n
+                labels += k
+                if progress is not None:
+                    progress(done, hands)
+    else:
+        for done, job in enumerate(jobs, start=1):
+            split_name, n, k = render_hand(job)
+            per_split[split_name] += n
+            labels += k
+            if progress is not None:
+                progress(done, hands)
+    data_yaml = [f"path: {out.resolve()}", "train: images/train", "val: images/val", "test: images/test"]
+    data_yaml += ["names:", *(f"  {i}: {name}" for i, name in enumerate(CLASS_NAMES))]
+    (out / "data.yaml").write_text("\n".join(data_yaml) + "\n")
+    summary: dict[str, object] = {
+        "kind": "zones",
+        "seed": seed,
+        "hands": hands,
+        "rate": rate,
+        "mm_per_px": ZONE_MM_PER_PX,
+        "crops": per_split,
+        "labels": labels,
+        "classes": list(CLASS_NAMES),
+        "decks": {s: [r.id for r in installed_decks(split=sp)] for s, sp in SPLITS.items()},
+    }
+    (out / "synth.json").write_text(json.dumps(summary, indent=1) + "\n")
+    return summary

@@ -1,0 +1,82 @@
+"""The zone-crop dataset: what the camera pipeline sees, labelled in crop pixels."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from assistant.synth.decks import Split, installed_decks
+from assistant.synth.labels import CLASS_NAMES
+from assistant.synth.zones import write_zone_dataset
+
+pytestmark = pytest.mark.usefixtures("decks_installed")
+
+
+@pytest.fixture(scope="module")
+def zones(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("zones")
+    write_zone_dataset(out, 2, 3, rate=0.08, val=0.0, test=0.5)
+    return out
+
+
+def _truths(out: Path, split: str) -> list[dict]:
+    return [json.loads(p.read_text()) for p in sorted((out / "truth" / split).glob("*.json"))]
+
+
+def test_zone_crops_are_written_at_one_millimetre_per_pixel_with_their_truth(zones: Path) -> None:
+    truths = _truths(zones, "train")
+    assert truths
+    for truth in truths:
+        image = cv2.imread(str(zones / "images" / "train" / truth["image"]))
+        assert image is not None
+        assert [image.shape[1], image.shape[0]] == truth["size"]
+        assert truth["mm_per_px"] == 1.0
+    # a seat's card zone (280 x 130 mm in the default layouts) is 280 x 130 px
+    cards = [t for t in truths if t["zone"].endswith(".cards")]
+    assert cards and all(t["size"] == [280, 130] for t in cards)
+
+
+def test_a_labelled_card_lies_in_its_crop_and_its_indices_lie_on_it(zones: Path) -> None:
+    seen = 0
+    for truth in _truths(zones, "train"):
+        w, h = truth["size"]
+        for obj in truth["objects"]:
+            if not obj["labelled"] or obj["kind"] != "card":
+                continue
+            x0, y0, x1, y1 = obj["box"]
+            assert 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h
+            corners = np.array(obj["corners"])
+            # a card is 63 x 88 mm: its sides in a 1 mm/px crop are about that long
+            sides = np.linalg.norm(np.roll(corners, -1, axis=0) - corners, axis=1)
+            assert 50 < min(sides) < 75 and 75 < max(sides) < 100
+            for idx in obj["indices"]:
+                if idx["labelled"]:
+                    quad = np.array(idx["quad"])
+                    inside = cv2.pointPolygonTest(corners.astype(np.float32), quad.mean(0).tolist(), False)
+                    assert inside > 0
+                    seen += 1
+    assert seen > 0
+
+
+def test_yolo_labels_match_the_labelled_truth(zones: Path) -> None:
+    for truth in _truths(zones, "train"):
+        name = Path(truth["image"]).stem
+        lines = (zones / "labels" / "train" / f"{name}.txt").read_text().split()
+        classes = [CLASS_NAMES[int(v)] for v in lines[::5]]
+        objects = [o for o in truth["objects"] if o["labelled"]]
+        expected = sum(1 for o in objects) + sum(
+            1 for o in objects if o["kind"] == "card" for i in o["indices"] if i["labelled"]
+        )
+        assert len(classes) == expected
+
+
+def test_each_split_renders_only_its_own_decks(zones: Path) -> None:
+    held_out = {r.id for r in installed_decks(split=Split.HELD_OUT)}
+    train = {r.id for r in installed_decks(split=Split.TRAIN)}
+    assert {t["deck"] for t in _truths(zones, "test")} <= held_out
+    assert {t["deck"] for t in _truths(zones, "train")} <= train
+    assert "names:" in (zones / "data.yaml").read_text()
