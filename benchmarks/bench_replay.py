@@ -42,6 +42,9 @@ def main() -> None:
         expected = truth_actions(truth)
         got = [(e["frame"], e["action"]) for e in report.events]
         matches = [a for _, a in got] == [a for _, a in expected]
+        agree = 0  # events equal to the truth's before the first difference
+        while agree < min(len(got), len(expected)) and got[agree][1] == expected[agree][1]:
+            agree += 1
         delays = [
             (frame - (truth_frame - REST_BEFORE_TRUTH)) / truth["fps"] * 1000
             for (frame, action), (truth_frame, truth_action) in zip(got, expected, strict=False)
@@ -51,7 +54,8 @@ def main() -> None:
         print(
             f"{name}: {report.frames} frames, {report.fps:.1f} frames/s, "
             f"{report.zones_detected} zone detections, events match truth: {matches} "
-            f"({len(got)} of {len(expected)}), {len(report.queries)} queries, card-to-event delay {delay}"
+            f"({agree} of {len(expected)} agree before the first difference, {len(got)} found), "
+            f"{len(report.queries)} queries, card-to-event delay {delay}"
         )
 
 

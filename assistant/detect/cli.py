@@ -35,13 +35,18 @@ def register(subparsers: Any) -> None:
     d.add_argument("--hours", type=float, help="time budget (overrides epochs)")
     d.add_argument("--epochs", type=int)
     d.add_argument("--name", help="run name under the recipe's project folder")
-    for name, helptext in (("reader", "stage 2: rank and suit"), ("chips", "stage 2: chip count")):
+    for name, helptext in (
+        ("reader", "stage 2: rank and suit from a corner index"),
+        ("strips", "stage 2: rank and suit from a card's upright left strip (zone crops)"),
+        ("chips", "stage 2: chip count"),
+    ):
         r = sub.add_parser(name, help=helptext)
         r.add_argument("--resume", action="store_true", help="continue from OUT/last.pt")
         r.add_argument("--epochs", type=int)
     ex = sub.add_parser("export", help="write ONNX files (and detector.pt) into the model folder")
     ex.add_argument("--detector", type=Path, help="stage-1 weights (best.pt)")
     ex.add_argument("--reader", type=Path, help="index reader checkpoint (best.pt)")
+    ex.add_argument("--strips", type=Path, help="strip reader checkpoint (best.pt)")
     ex.add_argument("--chips", type=Path, help="chip reader checkpoint (best.pt)")
     ex.add_argument("--out", type=Path, default=None, help="model folder (default: models/)")
     for p in sub.choices.values():
@@ -108,11 +113,11 @@ def _train(args: argparse.Namespace) -> int:
                 epochs=args.epochs,
             )
             print(f"detector weights: {best}")
-        elif args.stage in ("reader", "chips"):
+        elif args.stage in ("reader", "strips", "chips"):
             from assistant.detect.train_reader import train_reader
 
-            kind = "index" if args.stage == "reader" else "chips"
-            section = recipe.reader if kind == "index" else recipe.chips
+            kind = {"reader": "index", "strips": "strips", "chips": "chips"}[args.stage]
+            section = {"index": recipe.reader, "strips": recipe.strips, "chips": recipe.chips}[kind]
             best = train_reader(kind, recipe.dataset, section, resume=args.resume, epochs=args.epochs)
             print(f"{args.stage} weights: {best}")
         else:
@@ -134,12 +139,13 @@ def _export(args: argparse.Namespace) -> None:
         DETECTOR_PT,
         INDEX_READER,
         MODELS_DIR,
+        STRIP_READER,
     )
 
     out = args.out or MODELS_DIR
-    if not (args.detector or args.reader or args.chips):
-        raise CommandError("name at least one of --detector, --reader, --chips")
-    for given in (args.detector, args.reader, args.chips):
+    if not (args.detector or args.reader or args.strips or args.chips):
+        raise CommandError("name at least one of --detector, --reader, --strips, --chips")
+    for given in (args.detector, args.reader, args.strips, args.chips):
         if given is not None and not given.is_file():
             raise CommandError(f"{given}: no such file")
     if args.detector:
@@ -150,10 +156,12 @@ def _export(args: argparse.Namespace) -> None:
         from ultralytics.utils.torch_utils import strip_optimizer
 
         strip_optimizer(str(out / DETECTOR_PT))  # weights only: a few hundred kB
-    if args.reader or args.chips:
+    if args.reader or args.strips or args.chips:
         from assistant.detect.train_reader import export_reader
 
         if args.reader:
             print(export_reader(args.reader, out / INDEX_READER))
+        if args.strips:
+            print(export_reader(args.strips, out / STRIP_READER))
         if args.chips:
             print(export_reader(args.chips, out / CHIP_READER))

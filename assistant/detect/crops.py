@@ -47,3 +47,36 @@ def batch_crops(image: Image, boxes: Sequence[Box], size: int, scale: float = 1.
     if not boxes:
         return np.zeros((0, size, size, 3), np.uint8)
     return np.stack([square_crop(image, b, size, scale) for b in boxes])
+
+
+#: A card's left strip as the strip reader sees it, at 1 mm per pixel: from just left of
+#: and above its top-left index, 40 mm across and 88 mm down (a whole card is 63 x 88).
+STRIP_SIZE = (40, 88)  # width, height
+STRIP_MARGIN = (5, 5)  # mm left of and above the index box's top-left corner
+
+
+def strip_crop(image: Image, box: Box, pad: int = 0) -> Image:
+    """The upright strip of a card whose top-left index is ``box``, ``pad`` px around it.
+
+    Made for upright 1 mm/px zone crops, where a card's index and its column of pips
+    below stay readable even when the next card of a row covers the rest of it.
+
+    >>> strip_crop(np.zeros((130, 280, 3), np.uint8), (10, 10, 18, 28)).shape
+    (88, 40, 3)
+    """
+    w, h = STRIP_SIZE
+    x0 = round(float(box[0])) - STRIP_MARGIN[0] - pad
+    y0 = round(float(box[1])) - STRIP_MARGIN[1] - pad
+    return _window(image, x0, y0, w + 2 * pad, h + 2 * pad)
+
+
+def _window(image: Image, x0: int, y0: int, w: int, h: int) -> Image:
+    ih, iw = image.shape[:2]
+    region = image[max(y0, 0) : min(y0 + h, ih), max(x0, 0) : min(x0 + w, iw)]
+    if region.size == 0:
+        return np.zeros((h, w, 3), np.uint8)
+    top, left = max(0, -y0), max(0, -x0)
+    bottom, right = max(0, y0 + h - ih), max(0, x0 + w - iw)
+    if top or left or bottom or right:
+        region = cv2.copyMakeBorder(region, top, bottom, left, right, cv2.BORDER_REPLICATE)
+    return np.ascontiguousarray(region, dtype=np.uint8)

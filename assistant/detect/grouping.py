@@ -66,13 +66,7 @@ def group_cards(
         if n_idx
         else np.zeros(0)
     )
-    areas = (card_boxes[:, 2] - card_boxes[:, 0]) * (card_boxes[:, 3] - card_boxes[:, 1])
-    owner = np.full(n_idx, -1)
-    for i in range(n_idx):
-        x, y = centres[i]
-        holders = [c for c in range(len(card_boxes)) if _contains(card_boxes[c], x, y, 0.25 * heights[i])]
-        if holders:
-            owner[i] = min(holders, key=lambda c: (round(_corner_distance(card_boxes[c], x, y), 1), areas[c]))
+    owner = _owners(card_boxes, index_boxes)
     groups: list[tuple[int, list[int]]] = []  # (card box or -1, indices)
     for c in range(len(card_boxes)):
         members = [i for i in range(n_idx) if owner[i] == c]
@@ -113,6 +107,47 @@ def group_cards(
             ReadCard(name, box, det * p, tuple(members), c)  # type: ignore[arg-type]
         )
     return cards
+
+
+def _owners(card_boxes: FloatArray, index_boxes: FloatArray) -> npt.NDArray[np.int64]:
+    """The card box each index belongs to (-1: none holds it); see the module's docstring."""
+    n_idx = len(index_boxes)
+    owner = np.full(n_idx, -1, np.int64)
+    if n_idx == 0:
+        return owner
+    centres = (index_boxes[:, :2] + index_boxes[:, 2:]) / 2
+    heights = np.maximum(index_boxes[:, 2] - index_boxes[:, 0], index_boxes[:, 3] - index_boxes[:, 1])
+    areas = (card_boxes[:, 2] - card_boxes[:, 0]) * (card_boxes[:, 3] - card_boxes[:, 1])
+    for i in range(n_idx):
+        x, y = centres[i]
+        holders = [c for c in range(len(card_boxes)) if _contains(card_boxes[c], x, y, 0.25 * heights[i])]
+        if holders:
+            owner[i] = min(holders, key=lambda c: (round(_corner_distance(card_boxes[c], x, y), 1), areas[c]))
+    return owner
+
+
+def index_corners(card_boxes: FloatArray, index_boxes: FloatArray) -> list[str | None]:
+    """Which corner of its card box each index sits in (``tl``, ``tr``, ``br``, ``bl``), or None.
+
+    In an upright view a ``tl`` index stands upright and a ``br`` one is printed upside down.
+
+    >>> boxes = np.array([[0, 0, 63, 88]], np.float32)
+    >>> index_corners(boxes, np.array([[2, 2, 10, 20], [53, 68, 61, 86], [300, 0, 310, 18]], np.float32))
+    ['tl', 'br', None]
+    """
+    owner = _owners(card_boxes, index_boxes)
+    out: list[str | None] = []
+    for i, c in enumerate(owner):
+        if c < 0:
+            out.append(None)
+            continue
+        x = (index_boxes[i, 0] + index_boxes[i, 2]) / 2
+        y = (index_boxes[i, 1] + index_boxes[i, 3]) / 2
+        box = card_boxes[c]
+        left = abs(x - box[0]) <= abs(x - box[2])
+        top = abs(y - box[1]) <= abs(y - box[3])
+        out.append(("t" if top else "b") + ("l" if left else "r"))
+    return out
 
 
 def read_card(rank_probs: FloatArray, suit_probs: FloatArray) -> tuple[str, float]:

@@ -18,15 +18,17 @@ import numpy.typing as npt
 
 from assistant.detect.backends import Backend, Boxes, OnnxDetector, UltralyticsDetector
 from assistant.detect.corners import card_quad, index_boxes
-from assistant.detect.grouping import group_cards, read_card
+from assistant.detect.grouping import group_cards, index_corners, read_card
 from assistant.detect.labels import chip_colour
 from assistant.detect.readers import OnnxReader
 
+IndexBoxes = npt.NDArray[np.float32]
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 DETECTOR_ONNX = "detector.onnx"
 DETECTOR_PT = "detector.pt"
 INDEX_READER = "index_reader.onnx"
 CHIP_READER = "chip_reader.onnx"
+STRIP_READER = "strip_reader.onnx"  # optional: rank and suit from upright card strips
 BACKENDS = ("onnx", "ultralytics")
 ZONE_IMGSZ = 320  # stage-1 input for the camera pipeline's 1 mm/px zone crops
 DEFAULT_CONF = 0.1  # stage-1 confidence threshold (chosen on held-out F1, see models/README.md)
@@ -125,6 +127,7 @@ class CardDetector:
         index_reader: OnnxReader,
         chip_reader: OnnxReader | None = None,
         *,
+        strip_reader: OnnxReader | None = None,
         min_card_confidence: float = 0.05,
         upright: bool = False,
     ) -> None:
@@ -132,6 +135,7 @@ class CardDetector:
         self.upright = upright  # indices stand upright (rectified zone crops): read them as they are
         self.index_reader = index_reader
         self.chip_reader = chip_reader
+        self.strip_reader = strip_reader
         self.min_card_confidence = min_card_confidence
         names = detector.names
         self._class = {name: i for i, name in enumerate(names)}
@@ -161,11 +165,12 @@ class CardDetector:
             detector = UltralyticsDetector(need(DETECTOR_PT), imgsz, conf)
         else:
             raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
-        chips = models / CHIP_READER
+        chips, strips = models / CHIP_READER, models / STRIP_READER
         return cls(
             detector,
             OnnxReader(need(INDEX_READER), threads),
             OnnxReader(chips, threads) if chips.is_file() else None,
+            strip_reader=OnnxReader(strips, threads) if upright and strips.is_file() else None,
             upright=upright,
         )
 
@@ -194,6 +199,37 @@ class CardDetector:
             return None
         return Card(name, tuple(float(v) for v in box), conf * p, by_geometry=True)  # type: ignore[arg-type]
 
+    def _read_upright(
+        self, image: npt.NDArray[np.uint8], card_boxes: npt.NDArray[np.float32], index_boxes: IndexBoxes
+    ) -> dict[str, npt.NDArray[np.float32]]:
+        """Rank and suit of each index in an upright zone crop, read the way it is printed.
+
+        An index in its card's top-left corner stands upright: the strip reader reads the
+        card's left strip from it (index and pips; the index reader where there is no
+        strip reader). One in the bottom-right corner is printed upside down: it is read
+        turned half round. Any other (a card lying sideways) is read in its surest turn.
+        """
+        corners = index_corners(card_boxes, index_boxes)
+        n = len(index_boxes)
+        rank = np.zeros((n, 13), np.float32)
+        suit = np.zeros((n, 4), np.float32)
+        groups: dict[str, list[int]] = {}
+        for i, corner in enumerate(corners):
+            groups.setdefault(corner or "", []).append(i)
+        for corner, members in groups.items():
+            boxes = [index_boxes[i] for i in members]
+            if corner == "tl":
+                if self.strip_reader is not None:
+                    p = self.strip_reader.read_strips(image, boxes)
+                else:
+                    p = self.index_reader.read(image, boxes)
+            elif corner == "br":
+                p = self.index_reader.read_turned(image, boxes, 2)
+            else:
+                p = self.index_reader.read_any_turn(image, boxes)
+            rank[members], suit[members] = p["rank"], p["suit"]
+        return {"rank": rank, "suit": suit}
+
     def _of(self, boxes: Boxes, name: str) -> Boxes:
         return boxes.select(boxes.cls == self._class.get(name, -1))
 
@@ -203,8 +239,10 @@ class CardDetector:
         cards, indices = self._of(boxes, "card"), self._of(boxes, "index")
         taken: set[int] = set()
         if len(indices):
-            read = self.index_reader.read if self.upright else self.index_reader.read_any_turn
-            probs = read(image, list(indices.xyxy))
+            if self.upright:
+                probs = self._read_upright(image, cards.xyxy, indices.xyxy)
+            else:
+                probs = self.index_reader.read_any_turn(image, list(indices.xyxy))
             for c in group_cards(cards.xyxy, cards.conf, indices.xyxy, probs["rank"], probs["suit"]):
                 taken.add(c.card_box)
                 if c.confidence >= self.min_card_confidence:

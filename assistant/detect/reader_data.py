@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from assistant.detect.crops import square_crop
+from assistant.detect.crops import square_crop, strip_crop
 from assistant.detect.labels import MAX_CHIPS, RANKS, SUITS
 
 CONTEXT = 1.6  # patch side over the inference crop's side (which is 1.15 x the box)
@@ -252,3 +252,51 @@ def chip_crops(dataset: Path, split: str, patch: int) -> CropSet:
         np.full(n, NO_TARGET, np.int64),
         decks,
     )
+
+
+STRIP_PAD = 6  # pixels of context around a strip, for jittering it in training
+
+
+def strip_crops(dataset: Path, split: str, min_px: float, pad: int = STRIP_PAD) -> CropSet:
+    """Upright card strips (see :func:`~assistant.detect.crops.strip_crop`) of a zone dataset.
+
+    One per labelled corner index that stands upright in its crop (the top-left index of
+    an upright card, or the bottom-right one of a card lying upside down), ``pad`` pixels
+    of context around it. Targets are masked per deck design as for the index reader.
+    """
+    targets = deck_targets()
+    patches: list[npt.NDArray[np.uint8]] = []
+    ranks: list[int] = []
+    suits: list[int] = []
+    decks: list[str] = []
+    for image_path, truth in _truth_files(dataset, split):
+        image = None
+        deck = truth["deck"]
+        for obj in truth["objects"]:
+            card = obj.get("card")
+            if obj["kind"] != "card" or not card:
+                continue
+            for idx in obj["indices"]:
+                if not idx["labelled"] or quarter_turns(idx["quad"]) != 0:
+                    continue
+                box = quad_box(idx["quad"])
+                if max(box[2] - box[0], box[3] - box[1]) < min_px:
+                    continue
+                rank, suit = targets.get(deck, DeckTargets()).targets(idx["corner"], card)
+                if rank == NO_TARGET and suit == NO_TARGET:
+                    continue
+                if image is None:
+                    image = cv2.imread(str(image_path))
+                    if image is None:
+                        break
+                patches.append(strip_crop(image, box, pad))
+                ranks.append(rank)
+                suits.append(suit)
+                decks.append(deck)
+    if patches:
+        stacked = np.stack(patches)
+    else:
+        from assistant.detect.crops import STRIP_SIZE
+
+        stacked = np.zeros((0, STRIP_SIZE[1] + 2 * pad, STRIP_SIZE[0] + 2 * pad, 3), np.uint8)
+    return CropSet(stacked, np.array(ranks, np.int64), np.array(suits, np.int64), decks)

@@ -1,8 +1,10 @@
-"""The stage-2 network: a small CNN over a square crop with one softmax head per target.
+"""The stage-2 network: a small CNN over a crop with one softmax head per target.
 
 One architecture serves two readers: the corner-index reader (heads ``rank`` 13 and
 ``suit`` 4) and the chip reader (head ``count``: 0 for unknown, else 1..MAX_CHIPS).
-The input is a float32 (N, 3, S, S) batch of BGR pixels in 0..255, as OpenCV reads them;
+It also reads a card's upright left strip (index and pip column, see
+:func:`assistant.detect.crops.strip_crop`) with the heads of the index reader.
+The input is a float32 (N, 3, H, W) batch of BGR pixels in 0..255, as OpenCV reads them;
 the network normalises and returns probabilities, so the ONNX file needs no pre-step.
 """
 
@@ -27,16 +29,18 @@ def _block(cin: int, cout: int) -> nn.Sequential:
 class CropReader(nn.Module):
     """Three conv blocks (16, 32, 64 channels), a 128-unit layer, named softmax heads."""
 
-    def __init__(self, heads: dict[str, int], size: int = 32) -> None:
+    def __init__(self, heads: dict[str, int], size: int = 32, width: int | None = None) -> None:
         super().__init__()
-        if size % 8:
-            raise ValueError("the crop size must be a multiple of 8")
+        width = width or size
+        if size % 8 or width % 8:
+            raise ValueError("the crop's height and width must be multiples of 8")
         self.head_names = tuple(heads)
         self.size = size
+        self.width = width
         self.features = nn.Sequential(_block(3, 16), _block(16, 32), _block(32, 64))
         self.neck = nn.Sequential(
             nn.Flatten(),
-            nn.Linear(64 * (size // 8) ** 2, 128),
+            nn.Linear(64 * (size // 8) * (width // 8), 128),
             nn.ReLU(inplace=True),
             nn.Dropout(0.2),
         )

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from assistant.detect.crops import Box, batch_crops
+from assistant.detect.crops import Box, batch_crops, strip_crop
 
 INDEX_CROP_SCALE = 1.15  # the crop the reader saw in training (see reader_data)
 
@@ -26,11 +26,27 @@ class OnnxReader:
         inp = self.session.get_inputs()[0]
         self.input = inp.name
         self.size = int(inp.shape[2])
+        self.width = int(inp.shape[3])
         self.heads = tuple(o.name for o in self.session.get_outputs())
 
     def read(self, image: npt.NDArray[np.uint8], boxes: Sequence[Box]) -> dict[str, npt.NDArray[np.float32]]:
         """Probabilities per head, (N, classes), for the crops of ``boxes``."""
         return self._run(batch_crops(image, boxes, self.size, INDEX_CROP_SCALE))
+
+    def read_strips(
+        self, image: npt.NDArray[np.uint8], boxes: Sequence[Box]
+    ) -> dict[str, npt.NDArray[np.float32]]:
+        """Rank and suit from the upright strips of cards whose top-left indices are ``boxes``."""
+        if not boxes:
+            return self._run(np.zeros((0, self.size, self.width, 3), np.uint8))
+        return self._run(np.stack([strip_crop(image, b) for b in boxes]))
+
+    def read_turned(
+        self, image: npt.NDArray[np.uint8], boxes: Sequence[Box], turns: int
+    ) -> dict[str, npt.NDArray[np.float32]]:
+        """Like :meth:`read`, each crop first turned ``turns`` quarter turns (``np.rot90``)."""
+        crops = batch_crops(image, boxes, self.size, INDEX_CROP_SCALE)
+        return self._run(np.ascontiguousarray(np.rot90(crops, turns, axes=(1, 2))))
 
     def read_any_turn(
         self, image: npt.NDArray[np.uint8], boxes: Sequence[Box]

@@ -20,7 +20,8 @@ class RecipeError(ValueError):
 
 @dataclass(frozen=True)
 class ReaderRecipe:
-    crop: int = 32
+    crop: int = 32  # input height (and width, unless crop_width is set)
+    crop_width: int = 0
     epochs: int = 20
     batch: int = 256
     lr: float = 0.003
@@ -39,6 +40,7 @@ class Recipe:
     detector_args: dict[str, Any] = field(default_factory=dict)
     reader: ReaderRecipe = ReaderRecipe()
     chips: ReaderRecipe = ReaderRecipe(out="runs/chips")
+    strips: ReaderRecipe = ReaderRecipe(crop=88, crop_width=40, out="runs/strips")
 
     @classmethod
     def load(cls, path: Path = DEFAULT_RECIPE) -> Recipe:
@@ -58,6 +60,8 @@ class Recipe:
         try:
             reader = ReaderRecipe(**data.get("reader", {}))
             chips = ReaderRecipe(**{"out": "runs/chips", **data.get("chips", {})})
+            strip_defaults = {"crop": 88, "crop_width": 40, "out": "runs/strips"}
+            strips = ReaderRecipe(**{**strip_defaults, **data.get("strips", {})})
         except TypeError as error:
             raise RecipeError(f"{path}: {error}") from error
         return cls(
@@ -66,4 +70,5 @@ class Recipe:
             detector_args={k: v for k, v in det.items() if k not in _OWN_KEYS},
             reader=reader,
             chips=chips,
+            strips=strips,
         )

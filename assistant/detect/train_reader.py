@@ -28,6 +28,7 @@ from assistant.detect.reader_data import (
     chip_crops,
     closeup_index_crops,
     index_crops,
+    strip_crops,
 )
 from assistant.detect.reader_model import INDEX_HEADS, CropReader, chip_heads
 from assistant.detect.recipe import ReaderRecipe
@@ -44,9 +45,13 @@ def load_or_make(out: Path, split: str, make: Callable[[], CropSet]) -> CropSet:
     return crops
 
 
-def augment(patches: torch.Tensor, size: int, gen: torch.Generator, strong: bool) -> torch.Tensor:
+def augment(
+    patches: torch.Tensor, size: int | tuple[int, int], gen: torch.Generator, strong: bool
+) -> torch.Tensor:
     """Random crops (float BGR 0..255, N x 3 x S x S) out of context patches."""
     n = patches.shape[0]
+    if isinstance(size, tuple):
+        return _augment_strips(patches, size, gen, strong)
 
     def u(lo: float, hi: float, shape: tuple[int, ...] = (n,)) -> torch.Tensor:
         return torch.rand(shape, generator=gen) * (hi - lo) + lo
@@ -68,12 +73,53 @@ def augment(patches: torch.Tensor, size: int, gen: torch.Generator, strong: bool
     x = F.grid_sample(patches, grid, mode="bilinear", padding_mode="border", align_corners=False)
     if not strong:
         return x
-    # resolution: a third of the batch is seen through a coarser sensor
+    return _photometric(x, (size, size), gen)
+
+
+def _augment_strips(
+    patches: torch.Tensor, size: tuple[int, int], gen: torch.Generator, strong: bool
+) -> torch.Tensor:
+    """Strip crops (H, W) out of padded strip patches: shifted, scaled, a little turned."""
+    n, _, ph, pw = patches.shape
+    h, w = size
+    if not strong:
+        top, left = (ph - h) // 2, (pw - w) // 2
+        return patches[:, :, top : top + h, left : left + w].contiguous()
+
+    def u(lo: float, hi: float, shape: tuple[int, ...] = (n,)) -> torch.Tensor:
+        return torch.rand(shape, generator=gen) * (hi - lo) + lo
+
+    scale = u(0.92, 1.08)
+    angle = u(-0.06, 0.06)
+    sx, sy = w / pw * scale, h / ph * scale
+    cos, sin = torch.cos(angle), torch.sin(angle)
+    shift_x = u(-1, 1) * (pw - w) / pw * 0.8
+    shift_y = u(-1, 1) * (ph - h) / ph * 0.8
+    theta = torch.stack(
+        [
+            torch.stack([cos * sx, -sin * sy * ph / pw, shift_x], 1),
+            torch.stack([sin * sx * pw / ph, cos * sy, shift_y], 1),
+        ],
+        1,
+    )
+    grid = F.affine_grid(theta, [n, 3, h, w], align_corners=False)
+    x = F.grid_sample(patches, grid, mode="bilinear", padding_mode="border", align_corners=False)
+    return _photometric(x, size, gen)
+
+
+def _photometric(x: torch.Tensor, size: tuple[int, int], gen: torch.Generator) -> torch.Tensor:
+    n = x.shape[0]
+
+    def u(lo: float, hi: float, shape: tuple[int, ...] = (n,)) -> torch.Tensor:
+        return torch.rand(shape, generator=gen) * (hi - lo) + lo
+
+    # resolution: a fifth of the batch is seen through a coarser sensor
     low = torch.rand(n, generator=gen) < 0.2
     if low.any():
-        small = int(size * float(u(0.4, 0.8, (1,))))
-        y = F.interpolate(x[low], size=(small, small), mode="area")
-        x[low] = F.interpolate(y, size=(size, size), mode="bilinear", align_corners=False)
+        f = float(u(0.4, 0.8, (1,)))
+        small = (max(1, int(size[0] * f)), max(1, int(size[1] * f)))
+        y = F.interpolate(x[low], size=small, mode="area")
+        x[low] = F.interpolate(y, size=size, mode="bilinear", align_corners=False)
     gain = u(0.7, 1.25)[:, None, None, None] * u(0.9, 1.1, (n, 3))[:, :, None, None]
     mean = x.mean(dim=(1, 2, 3), keepdim=True)
     x = (x - mean) * u(0.75, 1.25)[:, None, None, None] + mean
@@ -132,6 +178,11 @@ def train_reader(
 
         def make(split: str) -> CropSet:
             return index_crops(dataset, split, patch, recipe.min_index_px)
+    elif kind == "strips":
+        heads = INDEX_HEADS
+
+        def make(split: str) -> CropSet:
+            return strip_crops(dataset, split, recipe.min_index_px)
     elif kind == "chips":
         heads = chip_heads(MAX_CHIPS)
 
@@ -141,7 +192,7 @@ def train_reader(
         raise ValueError(f"unknown reader {kind!r}")
     train = load_or_make(out, "train", lambda: make("train"))
     val = load_or_make(out, "val", lambda: make("val"))
-    if kind == "index":
+    if kind == "index":  # close-ups: strips are made for zone crops at 1 mm/px only
         for split, n in (("train", recipe.closeups), ("val", recipe.val_closeups)):
             if n <= 0:
                 continue
@@ -173,7 +224,9 @@ def train_reader(
     weights = [
         class_weights(t, n) if recipe.balance else None for t, n in zip(y_train, heads.values(), strict=False)
     ]
-    model = CropReader(heads, recipe.crop)
+    width = recipe.crop_width or recipe.crop
+    model = CropReader(heads, recipe.crop, width)
+    size: int | tuple[int, int] = (recipe.crop, width) if kind == "strips" else recipe.crop
     total = epochs or recipe.epochs
     opt = torch.optim.AdamW(model.parameters(), lr=recipe.lr, weight_decay=1e-4)
     per_epoch = math.ceil(len(y_train[0]) / recipe.batch)
@@ -203,7 +256,7 @@ def train_reader(
         loss_sum = 0.0
         for i in range(0, n, recipe.batch):
             idx = order[i : i + recipe.batch]
-            xb = augment(x_train[idx], recipe.crop, gen, strong=True)
+            xb = augment(x_train[idx], size, gen, strong=True)
             loss = torch.zeros(())
             for logit, t, w in zip(model.logits(xb), y_train, weights, strict=True):
                 tb = t[idx]
@@ -215,7 +268,7 @@ def train_reader(
             sched.step()
             loss_sum += loss.item() * len(idx)
         spent += time.perf_counter() - t0
-        acc = _accuracy(model, augment(x_val, recipe.crop, gen, strong=False), y_val)
+        acc = _accuracy(model, augment(x_val, size, gen, strong=False), y_val)
         score = float(np.mean(acc))
         history.append(
             {"epoch": epoch + 1, "seconds": round(spent, 1), "loss": loss_sum / n}
@@ -224,7 +277,10 @@ def train_reader(
         log(json.dumps(history[-1]))
         if score > best:
             best = score
-            torch.save({"model": model.state_dict(), "heads": heads, "size": recipe.crop}, out / "best.pt")
+            torch.save(
+                {"model": model.state_dict(), "heads": heads, "size": recipe.crop, "width": width},
+                out / "best.pt",
+            )
         torch.save(
             {
                 "model": model.state_dict(),
@@ -244,10 +300,11 @@ def train_reader(
 def export_reader(weights: Path, out: Path) -> Path:
     """ONNX of a reader checkpoint, dynamic batch; outputs named after the heads."""
     state = torch.load(weights, weights_only=False)
-    model = CropReader(state["heads"], state["size"])
+    width = state.get("width") or state["size"]
+    model = CropReader(state["heads"], state["size"], width)
     model.load_state_dict(state["model"])
     model.eval()
-    x = torch.zeros(1, 3, state["size"], state["size"])
+    x = torch.zeros(1, 3, state["size"], width)
     out.parent.mkdir(parents=True, exist_ok=True)
     names = list(state["heads"])
     torch.onnx.export(

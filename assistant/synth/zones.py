@@ -140,7 +140,7 @@ class SamplingRenderer(VideoRenderer):
             }
         )
         self.shots: list[Shot] = []
-        self.frames = _FrameCounter()
+        self.frames = []
 
     def frame(
         self,
@@ -153,11 +153,11 @@ class SamplingRenderer(VideoRenderer):
             scene = self.scene(extra_cards, extra_chips, hands)
             rng = np.random.default_rng([self.seed, 3, index])
             self.shots.append(Shot(index, scene, render(scene, self.faces, rng)))
-        self.frames.append(None)
+        self.frames.append(_NOT_RENDERED)
 
 
-class _FrameCounter(list):  # type: ignore[type-arg]
-    """Stands in for the rendered frames of a video: only their number matters here."""
+#: What a frame that was not sampled holds: nothing (only the number of frames matters).
+_NOT_RENDERED = np.zeros((0, 0, 3), np.uint8)
 
 
 def codec_loss(image: npt.NDArray[np.uint8], rng: np.random.Generator) -> npt.NDArray[np.uint8]:
@@ -290,7 +290,7 @@ def render_hand(job: tuple[Path, int, int, str, float]) -> tuple[str, int, int]:
         truths = scene_truth(shot.scene, shot.rendered, vr.record)
         keys = [k for k in rectifier.zones if rng.random() < ZONE_KEEP.get(_zone_kind(k), 0.0)]
         for crop in rectifier.rectify(image, keys):
-            table_to_crop = np.linalg.inv(crop.crop_to_table)
+            table_to_crop = np.asarray(np.linalg.inv(crop.crop_to_table), dtype=np.float64)
 
             def image_to_crop(points: Array, m: Array = table_to_crop) -> Array:
                 mm = calibration.to_table(points)

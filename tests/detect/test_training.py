@@ -140,3 +140,36 @@ def test_detector_trains_offline_from_our_weights_and_exports_a_working_onnx(tmp
 
     boxes = det(cv2.imread(str(next(FIXTURES.glob("*.jpg")))))
     assert boxes.xyxy.shape[1] == 4
+
+
+@pytest.fixture()
+def tiny_zones(tmp_path: Path) -> Path:
+    root = tmp_path / "zones"
+    for split in ("train", "val"):
+        (root / "images" / split).mkdir(parents=True)
+        (root / "truth" / split).mkdir(parents=True)
+        for jpg in sorted((FIXTURES / "zones").glob("*.jpg")):
+            shutil.copy(jpg, root / "images" / split / jpg.name)
+            shutil.copy(jpg.with_suffix(".json"), root / "truth" / split / jpg.with_suffix(".json").name)
+    return root
+
+
+def test_strip_reader_trains_on_zone_crops_and_reads_strips_from_index_boxes(
+    tiny_zones: Path, tmp_path: Path
+) -> None:
+    from assistant.detect.crops import STRIP_SIZE
+    from assistant.detect.reader_data import strip_crops
+    from assistant.detect.train_reader import export_reader, train_reader
+
+    crops = strip_crops(tiny_zones, "train", 6.0)
+    assert len(crops.rank) >= 8  # every upright labelled index of the four crops
+    assert crops.patches.shape[1:] == (STRIP_SIZE[1] + 12, STRIP_SIZE[0] + 12, 3)
+    out = tmp_path / "strips"
+    recipe = ReaderRecipe(crop=88, crop_width=40, epochs=1, batch=16, out=str(out))
+    best = train_reader("strips", tiny_zones, recipe, log=lambda _: None)
+    reader = OnnxReader(export_reader(best, tmp_path / "strips.onnx"))
+    assert (reader.size, reader.width) == (88, 40)
+    image = (np.random.default_rng(0).random((130, 280, 3)) * 255).astype(np.uint8)
+    probs = reader.read_strips(image, [(10, 10, 18, 28), (250, 100, 258, 118)])  # one half outside
+    assert probs["rank"].shape == (2, 13) and probs["suit"].shape == (2, 4)
+    np.testing.assert_allclose(probs["rank"].sum(1), 1, atol=1e-4)
