@@ -31,6 +31,9 @@ CHIP_READER = "chip_reader.onnx"
 STRIP_READER = "strip_reader.onnx"  # optional: rank and suit from upright card strips
 BACKENDS = ("onnx", "ultralytics")
 ZONE_IMGSZ = 320  # stage-1 input for the camera pipeline's 1 mm/px zone crops
+#: Stage-1 confidence on zone crops: a count of face-down cards must not take in the
+#: faint second guesses that a photo's search for every card can afford to keep.
+ZONE_CONF = 0.3
 DEFAULT_CONF = 0.1  # stage-1 confidence threshold (chosen on held-out F1, see models/README.md)
 DUPLICATE_IOU = 0.8  # read cards whose boxes overlap more than this are one card
 GEOMETRY_DUPLICATE_IOU = 0.3
@@ -177,7 +180,9 @@ class CardDetector:
     @classmethod
     def for_zones(cls, models: Path = MODELS_DIR, *, backend: str = "onnx", threads: int = 0) -> CardDetector:
         """The detector as the camera pipeline runs it, on upright 1 mm/px zone crops."""
-        return cls.load(models, backend=backend, imgsz=ZONE_IMGSZ, threads=threads, upright=True)
+        return cls.load(
+            models, backend=backend, imgsz=ZONE_IMGSZ, conf=ZONE_CONF, threads=threads, upright=True
+        )
 
     def detect_file(self, path: Path) -> Detection:
         return self.detect(read_image(path), str(path))

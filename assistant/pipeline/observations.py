@@ -23,15 +23,25 @@ class ZoneRead:
 
     ``face_up`` is sorted so that two reads of the same cards compare equal; ``chips`` is
     the number of chips counted there, or ``None`` when a stack's count could not be read.
+    ``order`` holds the face-up cards as they lie from the player's left to right (the
+    order they were dealt in a row); it does not take part in comparisons.
     """
 
     face_up: tuple[Card, ...] = ()
     face_down: int = 0
     chips: int | None = 0
+    order: tuple[Card, ...] = field(default=(), compare=False)
 
     @classmethod
     def of(cls, face_up: Iterable[Card] = (), face_down: int = 0, chips: int | None = 0) -> ZoneRead:
-        return cls(tuple(sorted(face_up, key=lambda c: c.sort_key)), face_down, chips)
+        """A reading; ``face_up`` in the order the cards lie, left to right, where known."""
+        cards = tuple(face_up)
+        return cls(tuple(sorted(cards, key=lambda c: c.sort_key)), face_down, chips, cards)
+
+    def in_layout_order(self, cards: Iterable[Card]) -> list[Card]:
+        """``cards`` sorted by where they lie in this zone (unplaced ones last, as given)."""
+        place = {c: i for i, c in enumerate(self.order)}
+        return sorted(cards, key=lambda c: place.get(c, len(place)))
 
     @property
     def empty(self) -> bool:

@@ -149,7 +149,7 @@ class Referee:
     def _on_cards(self, seat: int, change: ZoneChange) -> list[Outcome]:
         before, after = change.before, change.after
         name = self.session.state.seats[seat].name
-        new_up = _added(before.face_up, after.face_up)
+        new_up = after.in_layout_order(_added(before.face_up, after.face_up))
         lost_up = _added(after.face_up, before.face_up)
         pushed_away = after.card_count == 0 and before.card_count > 0
         turned_over = bool(before.face_up) and not after.face_up and after.face_down > 0

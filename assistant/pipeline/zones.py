@@ -21,7 +21,9 @@ MIN_CARD_CONFIDENCE = 0.5
 def read_zone(detections: Mapping[str, Any], min_confidence: float = MIN_CARD_CONFIDENCE) -> ZoneRead:
     """One zone's reading: distinct face-up cards, face-down count, chips counted."""
     cards: list[Card] = []
-    for item in detections.get("cards", []):
+    # left to right in the (upright) zone crop: the order a row of cards was dealt in
+    items = sorted(detections.get("cards", []), key=_left_edge)
+    for item in items:
         if float(item.get("confidence", 1.0)) < min_confidence:
             continue
         try:
@@ -39,6 +41,14 @@ def read_zone(detections: Mapping[str, Any], min_confidence: float = MIN_CARD_CO
         else:
             chips += int(count)
     return ZoneRead.of(cards, face_down, chips)
+
+
+def _left_edge(item: Mapping[str, Any]) -> float:
+    box = item.get("box")
+    try:
+        return float(box[0]) if box else 0.0
+    except (TypeError, ValueError, IndexError):
+        return 0.0
 
 
 def layout_zone_keys(seat_numbers: Sequence[int]) -> dict[str, str]:

@@ -2,7 +2,7 @@
 
 from collections.abc import Iterator
 
-from assistant.engine import Phase, Session, Stakes, parse_card, preset
+from assistant.engine import DecisionKind, Phase, Session, Stakes, parse_card, preset
 from assistant.engine.events import CardRefused, Checked
 from assistant.pipeline.observations import TableRead, ZoneRead, bet_zone, seat_zone
 from assistant.pipeline.referee import Applied, DealerQuery, Referee
@@ -200,3 +200,31 @@ def test_chips_short_of_a_call_are_asked_about_not_read_as_a_call() -> None:
     out = t.hold()
     assert isinstance(out[0], DealerQuery) and "5 are needed to call" in out[0].message
     assert t.session.state.seats[2].stack == 49
+
+
+def test_a_shown_hand_lists_its_cards_in_the_order_they_lie() -> None:
+    t = Table()
+    deal_round(t)
+    t.set(bet_zone(1), chips=1)  # Ben bets 1, Carla and Anna call
+    t.hold()
+    t.set(bet_zone(2), chips=1)
+    t.hold()
+    t.set(bet_zone(0), chips=1)
+    t.hold()
+    for seat in range(3):
+        t.set(bet_zone(seat), chips=0)
+    t.hold()
+    t.set(seat_zone(1), "2c", down=2)  # Ben draws a second hidden card
+    t.hold()
+    while t.session.state.phase is not Phase.SHOWDOWN:  # then everyone checks and stands
+        decision = t.session.decision
+        t.dealer(Checked(decision.seat) if decision.kind is DecisionKind.BET else CardRefused(decision.seat))
+    # his two hidden cards, turned up where they lie: Kd, then his face-up 2c, then 3h
+    t.set(seat_zone(1), "Kd 2c 3h")
+    out = t.hold()
+    shown = [e for e in applied(out) if type(e).__name__ == "HandShown"]
+    assert [tuple(map(str, e.cards)) for e in shown] == [("Kd", "3h")]
+    t.set(seat_zone(2), "Tc 5h")
+    t.set(seat_zone(0), "6d 9s")
+    t.hold()
+    assert t.session.state.phase is Phase.COMPLETE
