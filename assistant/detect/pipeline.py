@@ -54,6 +54,7 @@ class Card:
     box: tuple[float, float, float, float]
     confidence: float
     by_geometry: bool = False  # read at corners found by geometry, not by stage 1
+    index: tuple[float, float, float, float] | None = None  # its leftmost corner index read
 
 
 @dataclass
@@ -79,6 +80,7 @@ class Detection:
             "image": self.image,
             "cards": [
                 {"card": c.card, "box": _round(c.box), "confidence": round(c.confidence, 4)}
+                | ({"index": _round(c.index)} if c.index is not None else {})
                 for c in self.cards
             ],
             "face_down": [{"box": _round(b)} for b in self.face_down],
@@ -251,7 +253,9 @@ class CardDetector:
             for c in group_cards(cards.xyxy, cards.conf, indices.xyxy, probs["rank"], probs["suit"]):
                 taken.add(c.card_box)
                 if c.confidence >= self.min_card_confidence:
-                    out.cards.append(Card(c.card, c.box, c.confidence))
+                    first = min(c.indices, key=lambda i: float(indices.xyxy[i][0]))
+                    index = tuple(float(v) for v in indices.xyxy[first])
+                    out.cards.append(Card(c.card, c.box, c.confidence, index=index))  # type: ignore[arg-type]
         for k in range(len(cards)):
             if k not in taken:
                 card = self._read_by_geometry(image, cards.xyxy[k], float(cards.conf[k]))

@@ -44,7 +44,8 @@ def read_zone(detections: Mapping[str, Any], min_confidence: float = MIN_CARD_CO
 
 
 def _left_edge(item: Mapping[str, Any]) -> float:
-    box = item.get("box")
+    """Where a card lies across the zone: its leftmost index read, else its box."""
+    box = item.get("index") or item.get("box")
     try:
         return float(box[0]) if box else 0.0
     except (TypeError, ValueError, IndexError):

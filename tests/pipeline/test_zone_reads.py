@@ -1,0 +1,37 @@
+"""A zone's detections (the ``detect --json`` contract) become one reading of the zone."""
+
+from assistant.engine import parse_card
+from assistant.pipeline.zones import read_zone
+
+
+def _cards(*names: str) -> list:
+    return [parse_card(n) for n in names]
+
+
+def test_a_zone_reading_keeps_the_cards_in_the_order_they_lie_left_to_right() -> None:
+    detections = {
+        "cards": [
+            # boxes of overlapping cards can be loose; the leftmost index read decides
+            {"card": "Js", "box": [60, 10, 160, 100], "confidence": 0.9, "index": [100, 12, 108, 30]},
+            {"card": "4s", "box": [30, 10, 100, 100], "confidence": 0.9, "index": [40, 12, 48, 30]},
+            {"card": "2s", "box": [140, 10, 200, 100], "confidence": 0.9},
+        ],
+        "face_down": [{"box": [0, 10, 63, 98]}],
+    }
+    read = read_zone(detections)
+    assert read.order == tuple(_cards("4s", "Js", "2s"))
+    assert read.face_down == 1
+    # the order is not part of what the reading is: two orders compare equal
+    shuffled = dict(detections, cards=list(reversed(detections["cards"])))
+    assert read_zone(shuffled) == read
+
+
+def test_unsure_cards_and_unknown_names_are_left_out_of_a_zone_reading() -> None:
+    detections = {
+        "cards": [
+            {"card": "Qh", "box": [0, 0, 63, 88], "confidence": 0.2},
+            {"card": "Zz", "box": [70, 0, 133, 88], "confidence": 0.9},
+            {"card": "Ah", "box": [140, 0, 203, 88], "confidence": 0.8},
+        ]
+    }
+    assert read_zone(detections).face_up == tuple(_cards("Ah"))
