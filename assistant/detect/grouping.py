@@ -57,8 +57,17 @@ def group_cards(
     index_boxes: FloatArray,
     rank_probs: FloatArray,
     suit_probs: FloatArray,
+    *,
+    upright: bool = False,
 ) -> list[ReadCard]:
-    """Cards read from their indices; a card box without a readable index is left out."""
+    """Cards read from their indices; a card box without a readable index is left out.
+
+    ``upright``: the view is an upright zone crop, where a card shows its index in its
+    box's top-left corner (and the upside-down one in the bottom-right). A box then keeps
+    its surest top-left and bottom-right index whatever they read (two corners of one
+    card that disagree are still one card; their probabilities decide), and every other
+    index in it is a card of its own (one underneath, or a box that took in two cards).
+    """
     n_idx = len(index_boxes)
     centres = (index_boxes[:, :2] + index_boxes[:, 2:]) / 2 if n_idx else np.zeros((0, 2))
     heights = (
@@ -67,13 +76,22 @@ def group_cards(
         else np.zeros(0)
     )
     owner = _owners(card_boxes, index_boxes)
+    corners = index_corners(card_boxes, index_boxes) if upright else [None] * n_idx
     groups: list[tuple[int, list[int]]] = []  # (card box or -1, indices)
     for c in range(len(card_boxes)):
         members = [i for i in range(n_idx) if owner[i] == c]
         if not members:
             continue
         members.sort(key=lambda i: -_score(rank_probs, suit_probs, [i])[0])
-        kept, split = [members[0]], []
+        if upright:  # the surest top-left and bottom-right index (members are surest first)
+            present = {corners[i] for i in members}
+            kept = [next(i for i in members if corners[i] == k) for k in ("tl", "br") if k in present]
+            kept = kept or [members[0]]
+            apart = [i for i in members if i not in kept]
+            groups.append((c, kept))
+            groups += [(-1, [i]) for i in apart]
+            continue
+        kept, apart = [members[0]], []
         for i in members[1:]:
             r = int(np.log(rank_probs[kept] + EPS).sum(0).argmax())
             s = int(np.log(suit_probs[kept] + EPS).sum(0).argmax())
@@ -81,9 +99,9 @@ def group_cards(
             if rank_probs[i, r] * suit_probs[i, s] >= AGREE * own:
                 kept.append(i)
             else:
-                split.append(i)
+                apart.append(i)
         groups.append((c, kept))
-        groups += [(-1, [i]) for i in split]
+        groups += [(-1, [i]) for i in apart]
     loose = [i for i in range(n_idx) if owner[i] == -1]
     loose += [i for c, m in groups if c == -1 for i in m]
     groups = [(c, m) for c, m in groups if c != -1]

@@ -34,6 +34,10 @@ ZONE_IMGSZ = 320  # stage-1 input for the camera pipeline's 1 mm/px zone crops
 #: Stage-1 confidence on zone crops: a count of face-down cards must not take in the
 #: faint second guesses that a photo's search for every card can afford to keep.
 ZONE_CONF = 0.3
+#: In a 1 mm/px zone crop a card's box (its whole outline, covered parts included) is
+#: about 63 x 88 px; a box of a card or card back much smaller than this that does not
+#: touch the crop's edge is a sliver, not a card.
+ZONE_MIN_CARD_PX = (40.0, 60.0)
 DEFAULT_CONF = 0.1  # stage-1 confidence threshold (chosen on held-out F1, see models/README.md)
 DUPLICATE_IOU = 0.8  # read cards whose boxes overlap more than this are one card
 GEOMETRY_DUPLICATE_IOU = 0.3
@@ -125,6 +129,19 @@ def suppress_duplicates(cards: list[Card]) -> list[Card]:
     return kept
 
 
+def _plausible(
+    boxes: Boxes, classes: set[int], min_size: tuple[float, float], shape: tuple[int, ...]
+) -> npt.NDArray[np.bool_]:
+    """Which boxes may be what they say: a card box at least ``min_size`` (w, h), or cut by
+    the image's edge (a card lying partly outside the zone)."""
+    h, w = shape[0], shape[1]
+    x1, y1, x2, y2 = boxes.xyxy.T if len(boxes) else (np.zeros(0),) * 4
+    edge = (x1 <= 2) | (y1 <= 2) | (x2 >= w - 2) | (y2 >= h - 2)
+    big = ((x2 - x1) >= min_size[0]) & ((y2 - y1) >= min_size[1])
+    is_card = np.isin(boxes.cls, list(classes))
+    return np.asarray(~is_card | big | edge, dtype=bool)
+
+
 class CardDetector:
     def __init__(
         self,
@@ -135,8 +152,10 @@ class CardDetector:
         strip_reader: OnnxReader | None = None,
         min_card_confidence: float = 0.05,
         upright: bool = False,
+        min_card_px: tuple[float, float] | None = None,
     ) -> None:
         self.detector = detector
+        self.min_card_px = min_card_px  # (w, h): smaller card boxes off the edge are dropped
         self.upright = upright  # indices stand upright (rectified zone crops): read them as they are
         self.index_reader = index_reader
         self.chip_reader = chip_reader
@@ -156,6 +175,7 @@ class CardDetector:
         conf: float = DEFAULT_CONF,
         threads: int = 0,
         upright: bool = False,
+        min_card_px: tuple[float, float] | None = None,
     ) -> CardDetector:
         def need(name: str) -> Path:
             path = models / name
@@ -177,13 +197,20 @@ class CardDetector:
             OnnxReader(chips, threads) if chips.is_file() else None,
             strip_reader=OnnxReader(strips, threads) if upright and strips.is_file() else None,
             upright=upright,
+            min_card_px=min_card_px,
         )
 
     @classmethod
     def for_zones(cls, models: Path = MODELS_DIR, *, backend: str = "onnx", threads: int = 0) -> CardDetector:
         """The detector as the camera pipeline runs it, on upright 1 mm/px zone crops."""
         return cls.load(
-            models, backend=backend, imgsz=ZONE_IMGSZ, conf=ZONE_CONF, threads=threads, upright=True
+            models,
+            backend=backend,
+            imgsz=ZONE_IMGSZ,
+            conf=ZONE_CONF,
+            threads=threads,
+            upright=True,
+            min_card_px=ZONE_MIN_CARD_PX,
         )
 
     def detect_file(self, path: Path) -> Detection:
@@ -243,6 +270,12 @@ class CardDetector:
     def interpret(self, image: npt.NDArray[np.uint8], boxes: Boxes, name: str = "") -> Detection:
         """Stage 2 over stage-1 ``boxes``: read indices, group them, count chips."""
         out = Detection(name)
+        card_classes = {self._class[k] for k in ("card", "face_down") if k in self._class}
+        boxes = boxes.without_contained(card_classes)
+        if "index" in self._class:
+            boxes = boxes.without_contained({self._class["index"]})
+        if self.min_card_px is not None:
+            boxes = boxes.select(_plausible(boxes, card_classes, self.min_card_px, image.shape[:2]))
         cards, indices = self._of(boxes, "card"), self._of(boxes, "index")
         taken: set[int] = set()
         if len(indices):
@@ -250,7 +283,10 @@ class CardDetector:
                 probs = self._read_upright(image, cards.xyxy, indices.xyxy)
             else:
                 probs = self.index_reader.read_any_turn(image, list(indices.xyxy))
-            for c in group_cards(cards.xyxy, cards.conf, indices.xyxy, probs["rank"], probs["suit"]):
+            grouped = group_cards(
+                cards.xyxy, cards.conf, indices.xyxy, probs["rank"], probs["suit"], upright=self.upright
+            )
+            for c in grouped:
                 taken.add(c.card_box)
                 if c.confidence >= self.min_card_confidence:
                     first = min(c.indices, key=lambda i: float(indices.xyxy[i][0]))

@@ -19,14 +19,16 @@ from numpy.typing import NDArray
 from assistant.engine.actions import event_to_action
 from assistant.engine.errors import IllegalActionError
 from assistant.engine.session import Session
+from assistant.pipeline.memory import CardMemory
 from assistant.pipeline.observations import TableRead, ZoneRead
 from assistant.pipeline.referee import Applied, DealerQuery, Referee
 from assistant.pipeline.sidecar import Sidecar
 from assistant.pipeline.stability import StableTable
-from assistant.pipeline.zones import layout_zone_keys, read_zone
+from assistant.pipeline.zones import detected_boxes, layout_zone_keys, read_zone
 from assistant.recording import hand_summary
 from assistant.vision.calibration import Calibration
 from assistant.vision.motion import MotionGate
+from assistant.vision.occlusion import OcclusionCheck
 from assistant.vision.rectify import ZoneRectifier
 from assistant.vision.sources import Frame, FrameSource, SourceError
 
@@ -95,6 +97,9 @@ class TablePipeline:
         zones = {key: rect for key, rect in calibration.layout.zones().items() if key in self.keys}
         self.rectifier = ZoneRectifier(calibration, zones, mm_per_px=mm_per_px)
         self.gate = MotionGate()
+        self.occlusion = OcclusionCheck()
+        self.occluded: set[str] = set()
+        self.memory = CardMemory()
         self.stable = StableTable(hold=hold_s)
         self.reads: dict[str, ZoneRead] = {}
         self.detector_calls = 0
@@ -108,8 +113,14 @@ class TablePipeline:
             self.detector_calls += 1
             self.zones_detected += len(changed)
             for crop, found in zip(changed, detections, strict=True):
-                self.reads[self.keys[crop.key]] = read_zone(found)
-        read = TableRead(frame.index, frame.timestamp_s, dict(self.reads))
+                key = self.keys[crop.key]
+                empty = read_zone(found).empty
+                if self.occlusion.check(crop.key, crop.image, detected_boxes(found), empty=empty):
+                    self.occluded.add(key)  # a hand over the zone: its reading says nothing
+                else:
+                    self.occluded.discard(key)
+                    self.reads[key] = read_zone(self.memory.recall(key, found))
+        read = TableRead(frame.index, frame.timestamp_s, dict(self.reads), frozenset(self.occluded))
         changes = self.stable.update(read)
         return self.referee.on_changes(changes, self.stable.stable)
 

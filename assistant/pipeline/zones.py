@@ -43,6 +43,17 @@ def read_zone(detections: Mapping[str, Any], min_confidence: float = MIN_CARD_CO
     return ZoneRead.of(cards, face_down, chips)
 
 
+def detected_boxes(detections: Mapping[str, Any]) -> list[list[float]]:
+    """Every box in a zone's detections: face-up and face-down cards and chip stacks."""
+    boxes: list[list[float]] = []
+    for group in ("cards", "face_down", "chips"):
+        for item in detections.get(group, []):
+            box = item.get("box") if isinstance(item, Mapping) else None
+            if isinstance(box, list | tuple) and len(box) >= 4:
+                boxes.append([float(v) for v in box[:4]])
+    return boxes
+
+
 def _left_edge(item: Mapping[str, Any]) -> float:
     """Where a card lies across the zone: its leftmost index read, else its box."""
     box = item.get("index") or item.get("box")

@@ -115,3 +115,25 @@ def test_in_a_row_of_overlapping_cards_each_corner_index_goes_to_its_own_card() 
     cards = group_cards(boxes, np.ones(3, np.float32), indices, rank, suit)
     by_box = {c.box: c.card for c in cards}
     assert by_box == {(0, 0, 63, 88): "3c", (35, 0, 98, 88): "Jd", (70, 0, 133, 88): "7s"}
+
+
+def test_in_an_upright_zone_a_cards_two_corners_that_disagree_stay_one_card() -> None:
+    card = _boxes((31, 22, 95, 109))
+    indices = _boxes((38, 28, 47, 48), (89, 84, 98, 104))
+    rank, suit = _probs(["Qd", "Jd"])
+    rank[0, RANKS.index("J")] = 0.02  # the small top-left corner reads Q; the other is sure
+    rank[0, RANKS.index("Q")] = 0.9
+    rank[1] = 1e-6
+    rank[1, RANKS.index("J")] = 1.0
+    split = group_cards(card, np.ones(1, np.float32), indices, rank, suit)
+    assert len(split) == 2  # anywhere else: the unsure corner could be a card underneath
+    kept = group_cards(card, np.ones(1, np.float32), indices, rank, suit, upright=True)
+    assert [c.card for c in kept] == ["Jd"]
+
+
+def test_in_an_upright_zone_a_box_that_took_in_two_cards_gives_up_the_second_index() -> None:
+    wide = _boxes((30, 10, 150, 100))  # one loose box over two cards of a row
+    indices = _boxes((38, 14, 46, 32), (100, 14, 108, 32))
+    rank, suit = _probs(["Jc", "4s"])
+    cards = group_cards(wide, np.ones(1, np.float32), indices, rank, suit, upright=True)
+    assert sorted(c.card for c in cards) == ["4s", "Jc"]
