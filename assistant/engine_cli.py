@@ -46,9 +46,6 @@ def register(subparsers: Any) -> None:
     play.add_argument("--json", type=Path, metavar="OUT", help="also write every hand's result as JSON")
     play.set_defaults(func=_play_recording)
 
-    demo = subparsers.add_parser("demo", help="replay the bundled recorded session and print the results")
-    demo.set_defaults(func=_demo)
-
 
 def _score(args: argparse.Namespace) -> int:
     from assistant.cli import CommandError
@@ -193,9 +190,3 @@ def _play_recording(args: argparse.Namespace) -> int:
     if args.json:
         args.json.write_text(json.dumps({"rules": start.rules.name, "hands": summaries}, indent=1) + "\n")
     return 0
-
-
-def _demo(args: argparse.Namespace) -> int:
-    args.recording = BUNDLED_RECORDING
-    args.json = None
-    return _play_recording(args)

@@ -4,8 +4,8 @@
 
 For each fixture: frames per second of the whole pipeline (decode, rectify, motion gate,
 detector, hysteresis, referee, engine) on this machine, and the delay from a card coming
-to rest to its event, in video time. The renderer moves a card for 5 frames and holds it
-for 2; the truth marks the last held frame, so a card rests at ``truth frame - 2``.
+into view (at rest, or turned over) to its event, in video time (see
+:func:`assistant.pipeline.truth.visible_frame` for when the renderer's changes show).
 """
 
 from __future__ import annotations
@@ -19,12 +19,11 @@ from assistant.detect.pipeline import MODELS_DIR, CardDetector
 from assistant.pipeline.cli import DetectorAdapter
 from assistant.pipeline.replay import replay
 from assistant.pipeline.sidecar import load_sidecar
-from assistant.pipeline.truth import CAMERA_ACTIONS, truth_actions
+from assistant.pipeline.truth import CAMERA_ACTIONS, truth_actions, visible_frame
 from assistant.vision.calibration import load_calibration
 from assistant.vision.sources import VideoFileSource
 
 VIDEOS = Path(__file__).resolve().parent.parent / "fixtures" / "video"
-REST_BEFORE_TRUTH = 2  # HOLD_FRAMES of assistant.synth.video
 
 
 def main() -> None:
@@ -46,7 +45,7 @@ def main() -> None:
         while agree < min(len(got), len(expected)) and got[agree][1] == expected[agree][1]:
             agree += 1
         delays = [
-            (frame - (truth_frame - REST_BEFORE_TRUTH)) / truth["fps"] * 1000
+            (frame - visible_frame(truth_frame, action[0])) / truth["fps"] * 1000
             for (frame, action), (truth_frame, truth_action) in zip(got, expected, strict=False)
             if action == truth_action and action[0] in CAMERA_ACTIONS
         ]

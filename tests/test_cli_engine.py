@@ -1,10 +1,12 @@
-"""The engine's command line: score (a stable contract), value, demo."""
+"""The engine's command line: score (a stable contract), value, play-recording."""
 
 import json
 import subprocess
 import sys
 
 import pytest
+
+from assistant.engine_cli import BUNDLED_RECORDING
 
 ANNA_BEN_CARLA_DAN = {
     "rules": "seven-twenty-seven",
@@ -97,7 +99,7 @@ def test_value_names_the_cards_that_would_improve_the_hand() -> None:
     assert data["low"] == 6.5 and data["improve_low"] == ["J", "Q", "K"]
 
 
-def test_demo_replays_the_bundled_recording() -> None:
-    out = run("demo")
+def test_play_recording_replays_the_bundled_recording() -> None:
+    out = run("play-recording", str(BUNDLED_RECORDING))
     assert out.returncode == 0, out.stderr
     assert "hand 1" in out.stdout and "stacks:" in out.stdout

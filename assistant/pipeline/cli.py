@@ -38,6 +38,56 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(func=_replay)
 
+    demo = subparsers.add_parser(
+        "demo",
+        help="replay the bundled recorded hand (a video) with the bundled model and check it",
+        description="Replay fixtures/video/seven-twenty-seven-paris.mp4 through the camera pipeline "
+        "with the model in models/, print what happened, and compare it with the hand's ground truth.",
+    )
+    demo.add_argument("--models", type=Path, help="folder of the detector's model files (default: models/)")
+    demo.set_defaults(func=_demo)
+
+
+DEMO_VIDEO = Path(__file__).resolve().parents[2] / "fixtures" / "video" / "seven-twenty-seven-paris.mp4"
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from assistant.cli import CommandError
+    from assistant.pipeline.truth import truth_actions
+
+    truth_path = DEMO_VIDEO.with_name(DEMO_VIDEO.stem + ".truth.json")
+    if not DEMO_VIDEO.is_file() or not truth_path.is_file():
+        raise CommandError(f"the bundled recording {DEMO_VIDEO} (or its truth file) is missing")
+    args = argparse.Namespace(
+        video=DEMO_VIDEO,
+        layout=None,
+        rules=None,
+        sidecar=None,
+        json=None,
+        models=args.models,
+        hold=0.2,
+        dashboard=False,
+        quiet=False,
+    )
+    code, data = _run_replay(args)
+    truth = json.loads(truth_path.read_text())
+    expected = [action for _, action in truth_actions(truth)]
+    got = [event["action"] for event in data["events"]]
+    for event in data["events"]:
+        print(f"  frame {event['frame']:4d}  {event['source']:6s}  {' '.join(map(str, event['action']))}")
+    agree = 0
+    while agree < min(len(got), len(expected)) and got[agree] == expected[agree]:
+        agree += 1
+    awards = data["hands"][-1]["awards"] if data["hands"] else None
+    if got == expected and awards == truth["result"]["awards"] and not data["queries"]:
+        print(f"the replay matches the recorded hand's ground truth: {len(got)} events, same awards")
+        return code
+    print(
+        f"the replay differs from the ground truth after {agree} of {len(expected)} events "
+        f"(awards {awards}, truth {truth['result']['awards']})"
+    )
+    return 1
+
 
 def _calibration(video: Path, layout: Path | None) -> Any:
     from assistant.cli import CommandError
@@ -87,6 +137,10 @@ def _sidecar(args: argparse.Namespace, seats: int) -> Any:
 
 
 def _replay(args: argparse.Namespace) -> int:
+    return _run_replay(args)[0]
+
+
+def _run_replay(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
     from assistant.cli import CommandError
     from assistant.detect.pipeline import MODELS_DIR, CardDetector, ModelMissingError
     from assistant.pipeline.replay import replay
@@ -136,10 +190,10 @@ def _replay(args: argparse.Namespace) -> int:
         print(f"  result: {awards}")
     if report.stopped:
         print(f"replay stopped early: {report.stopped}", file=sys.stderr)
-        return 1
+        return 1, data
     if args.dashboard:
-        return _open_dashboard(sidecar, data)
-    return 0
+        return _open_dashboard(sidecar, data), data
+    return 0, data
 
 
 def _open_dashboard(sidecar: Any, data: dict[str, Any]) -> int:

@@ -36,6 +36,9 @@ class CardMemory:
     >>> covered = {"cards": [{"card": "Js", "box": [31, 20, 94, 108], "confidence": 0.6}]}
     >>> memory.recall("seat2.cards", covered)["cards"][0]["card"]
     'Jc'
+    >>> again = {"cards": [{"card": "Jc", "box": [31, 20, 94, 108], "confidence": 0.4}]}
+    >>> memory.recall("seat2.cards", again)["cards"][0]["confidence"]  # as sure as it ever was
+    0.9
     """
 
     def __init__(self, reach_px: float = 12.0, forget_after: int = 5) -> None:
@@ -78,12 +81,13 @@ class CardMemory:
             k = min(near, key=lambda j: abs(seen[j].x - x) + abs(seen[j].y - y))
             matched.add(k)
             memo = seen[k]
-            memo.x, memo.y, memo.missed = x, y, 0
-            if memo.card == name:
+            memo.missed = 0
+            if memo.card == name:  # read again: as sure as it ever was
+                memo.x, memo.y = x, y
                 memo.confidence = max(memo.confidence, confidence)
-                out.append(dict(item))
+                out.append({**item, "confidence": memo.confidence})
             elif confidence > memo.confidence:  # the first look was the poor one
-                memo.card, memo.confidence = name, confidence
+                memo.x, memo.y, memo.card, memo.confidence = x, y, name, confidence
                 out.append(dict(item))
             else:  # a less sure reading of another card where this one lies: a misread
                 out.append({**item, "card": memo.card, "confidence": memo.confidence})

@@ -21,6 +21,25 @@ CAMERA_ACTIONS = frozenset({"deal", "take", "expose", "show", "show_bust", "fold
 BET_ACTIONS = frozenset({"bet", "call", "raise"})
 
 
+#: How the renderer (:mod:`assistant.synth.video`) times a change: a card dealt or taken
+#: moves for MOVE_FRAMES and then rests for HOLD_FRAMES; a card turned over (expose,
+#: show, fold) turns in one frame and rests for HOLD_FRAMES. The truth's frame is the
+#: last of the resting frames.
+MOVE_FRAMES = 5
+HOLD_FRAMES = 2
+MOVED = frozenset({"deal", "take"})
+
+
+def visible_frame(truth_frame: int, kind: str) -> int:
+    """The first frame that shows the finished change of a truth event at ``truth_frame``:
+    a moved card lying at rest, or a turned card turned.
+
+    >>> visible_frame(40, "deal"), visible_frame(40, "show")
+    (38, 39)
+    """
+    return truth_frame - HOLD_FRAMES if kind in MOVED else truth_frame - HOLD_FRAMES + 1
+
+
 def truth_actions(truth: dict[str, Any]) -> list[tuple[int, list[Any]]]:
     """(frame, action) for every engine action in a truth file, in order."""
     out: list[tuple[int, list[Any]]] = []

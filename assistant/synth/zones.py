@@ -19,7 +19,8 @@ renders what the pipeline will meet:
    calibration, and every object's truth is mapped into crop pixels.
 
 The output has the layout of :mod:`assistant.synth.dataset` (``images``, ``labels``,
-``truth``, ``data.yaml``), so ``dealer-assistant train detector`` and the reader
+``truth``, ``data.yaml``; file names start with the seed, so runs with other seeds can
+add to one folder, and ``synth.json`` lists every run), so ``dealer-assistant train detector`` and the reader
 training take it unchanged. Splits follow the decks: ``train`` renders train decks on
 train surfaces, ``val`` the validation decks, ``test`` the held-out decks and surfaces.
 """
@@ -301,7 +302,7 @@ def render_hand(job: tuple[Path, int, int, str, float]) -> tuple[str, int, int]:
             zone = zone_truths(truths, image_to_crop, (w, h))
             if not any(t.labelled for t in zone) and rng.random() >= EMPTY_KEEP:
                 continue
-            name = f"{index:05d}_{shot.frame:04d}_{crop.key}"
+            name = f"s{seed}-{index:05d}_{shot.frame:04d}_{crop.key}"
             img_path = out / "images" / split / f"{name}.jpg"
             if not cv2.imwrite(str(img_path), crop.image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY]):
                 raise OSError(f"cannot write {img_path}")
@@ -382,5 +383,13 @@ def write_zone_dataset(
         "classes": list(CLASS_NAMES),
         "decks": {s: [r.id for r in installed_decks(split=sp)] for s, sp in SPLITS.items()},
     }
-    (out / "synth.json").write_text(json.dumps(summary, indent=1) + "\n")
+    # runs with other seeds may write into the same folder (file names carry the seed)
+    record = out / "synth.json"
+    runs = []
+    if record.is_file():
+        try:
+            runs = [r for r in json.loads(record.read_text()).get("runs", []) if r.get("seed") != seed]
+        except (json.JSONDecodeError, AttributeError):
+            runs = []
+    record.write_text(json.dumps({"runs": [*runs, summary]}, indent=1) + "\n")
     return summary

@@ -59,3 +59,13 @@ def test_replay_with_a_layout_whose_markers_are_not_in_the_video_says_so(tmp_pat
     )
     out = replay(str(PARIS), "--layout", str(layout), "--quiet")
     assert out.returncode == 1 and "Traceback" not in out.stderr
+
+
+@pytest.mark.slow
+def test_demo_replays_the_bundled_hand_and_checks_it_against_its_truth() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "assistant", "demo"], capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "matches the recorded hand's ground truth: 40 events, same awards" in out.stdout
+    assert "frame  192  camera  show 2 4s Js 2s" in out.stdout

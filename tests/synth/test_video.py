@@ -220,3 +220,10 @@ def test_committed_fixture_is_what_its_script_renders(tmp_path: Path) -> None:
             assert float(np.mean(cv2.absdiff(a, b))) < 2.0
         frames += 1
     assert frames == json.loads(truth_path.read_text())["frames"]
+
+
+def test_the_pipeline_knows_the_renderers_timing() -> None:
+    from assistant.pipeline import truth
+    from assistant.synth import video
+
+    assert (truth.MOVE_FRAMES, truth.HOLD_FRAMES) == (video.MOVE_FRAMES, video.HOLD_FRAMES)
