@@ -87,7 +87,8 @@ def group_cards(
             present = {corners[i] for i in members}
             kept = [next(i for i in members if corners[i] == k) for k in ("tl", "br") if k in present]
             kept = kept or [members[0]]
-            apart = [i for i in members if i not in kept]
+            # the rest are cards of their own, unless they sit on a kept index (a duplicate)
+            apart = [i for i in members if i not in kept and not _on_any(centres[i], index_boxes[kept])]
             groups.append((c, kept))
             groups += [(-1, [i]) for i in apart]
             continue
@@ -125,6 +126,10 @@ def group_cards(
             ReadCard(name, box, det * p, tuple(members), c)  # type: ignore[arg-type]
         )
     return cards
+
+
+def _on_any(point: npt.NDArray[np.floating], boxes: FloatArray) -> bool:
+    return any(_contains(b, float(point[0]), float(point[1]), 0.0) for b in boxes)
 
 
 def _owners(card_boxes: FloatArray, index_boxes: FloatArray) -> npt.NDArray[np.int64]:

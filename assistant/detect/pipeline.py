@@ -39,6 +39,7 @@ ZONE_CONF = 0.3
 #: touch the crop's edge is a sliver, not a card.
 ZONE_MIN_CARD_PX = (40.0, 60.0)
 DEFAULT_CONF = 0.1  # stage-1 confidence threshold (chosen on held-out F1, see models/README.md)
+INDEX_CONTAINED = 0.6  # an index box this much inside a surer one is the same index again
 DUPLICATE_IOU = 0.8  # read cards whose boxes overlap more than this are one card
 GEOMETRY_DUPLICATE_IOU = 0.3
 GEOMETRY_MIN_READING = 0.3  # a corner read by geometry alone must be this sure
@@ -273,7 +274,7 @@ class CardDetector:
         card_classes = {self._class[k] for k in ("card", "face_down") if k in self._class}
         boxes = boxes.without_contained(card_classes)
         if "index" in self._class:
-            boxes = boxes.without_contained({self._class["index"]})
+            boxes = boxes.without_contained({self._class["index"]}, INDEX_CONTAINED)
         if self.min_card_px is not None:
             boxes = boxes.select(_plausible(boxes, card_classes, self.min_card_px, image.shape[:2]))
         cards, indices = self._of(boxes, "card"), self._of(boxes, "index")

@@ -74,7 +74,8 @@ def _demo(args: argparse.Namespace) -> int:
     expected = [action for _, action in truth_actions(truth)]
     got = [event["action"] for event in data["events"]]
     for event in data["events"]:
-        print(f"  frame {event['frame']:4d}  {event['source']:6s}  {' '.join(map(str, event['action']))}")
+        words = (" ".join(map(str, a)) if isinstance(a, list) else str(a) for a in event["action"])
+        print(f"  frame {event['frame']:4d}  {event['source']:6s}  {' '.join(words)}")
     agree = 0
     while agree < min(len(got), len(expected)) and got[agree] == expected[agree]:
         agree += 1

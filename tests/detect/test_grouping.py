@@ -137,3 +137,11 @@ def test_in_an_upright_zone_a_box_that_took_in_two_cards_gives_up_the_second_ind
     rank, suit = _probs(["Jc", "4s"])
     cards = group_cards(wide, np.ones(1, np.float32), indices, rank, suit, upright=True)
     assert sorted(c.card for c in cards) == ["4s", "Jc"]
+
+
+def test_in_an_upright_zone_a_second_box_on_a_cards_index_is_no_card_of_its_own() -> None:
+    card = _boxes((34, 23, 97, 110))
+    indices = _boxes((38, 26, 50, 48), (36, 29, 46, 49), (89, 84, 99, 104))
+    rank, suit = _probs(["Jd", "Qd", "Jd"])
+    cards = group_cards(card, np.ones(1, np.float32), indices, rank, suit, upright=True)
+    assert [c.card for c in cards] == ["Jd"]
