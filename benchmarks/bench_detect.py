@@ -1,7 +1,7 @@
 """Milliseconds per image of the shipped detector on this machine.
 
     nice python benchmarks/bench_detect.py [--models models] [--backend onnx ultralytics]
-        [--threads 0] [--repeat 30] [--images DIR]
+        [--threads 0] [--repeat 30] [--images DIR] [--zones ZONE_IMAGES_DIR]
 
 Measures stage 1 alone and the whole pipeline (stage 1 + reading every index and chip
 stack found) for a 320 px seat-zone crop and a 640 px full image, each run at its own
@@ -66,12 +66,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=0, help="0: ONNX Runtime's default")
     parser.add_argument("--repeat", type=int, default=30)
     parser.add_argument("--images", type=Path, default=FIXTURES)
+    parser.add_argument(
+        "--zones",
+        type=Path,
+        help="a zone dataset's image folder (synth zones): time its seat card zones the way the "
+        "camera pipeline runs them (upright, 320 px) instead of 320 px centre crops",
+    )
     args = parser.parse_args(argv)
     full = [cv2.resize(f, (640, round(640 * f.shape[0] / f.shape[1]))) for f in _frames(args.images, 10)]
     seats = [_seat_crop(f) for f in full]
+    if args.zones:
+        paths = sorted(args.zones.glob("*cards.jpg"))[:200:10]
+        seats = [image for p in paths if (image := cv2.imread(str(p))) is not None]
     for backend in args.backend:
         for label, size, frames in (("seat_crop_320", 320, seats), ("full_image_640", 640, full)):
-            det = CardDetector.load(args.models, backend=backend, imgsz=size, threads=args.threads)
+            if args.zones and size == 320:
+                label = "seat_zone_320"
+                det = CardDetector.for_zones(args.models, backend=backend, threads=args.threads)
+            else:
+                det = CardDetector.load(args.models, backend=backend, imgsz=size, threads=args.threads)
             stage1 = _time(det.detector, frames, args.repeat)
             whole = _time(det.detect, frames, args.repeat)
             print(

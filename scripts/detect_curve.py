@@ -23,7 +23,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from assistant.detect.backends import UltralyticsDetector
 from assistant.detect.evaluate import evaluate
-from assistant.detect.pipeline import CHIP_READER, DEFAULT_CONF, INDEX_READER, MODELS_DIR, CardDetector
+from assistant.detect.pipeline import (
+    CHIP_READER,
+    DEFAULT_CONF,
+    INDEX_READER,
+    MODELS_DIR,
+    ZONE_CONF,
+    ZONE_IMGSZ,
+    ZONE_MIN_CARD_PX,
+    CardDetector,
+)
 from assistant.detect.readers import OnnxReader
 
 
@@ -44,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--conf", type=float, default=DEFAULT_CONF)
     parser.add_argument("--reader-history", type=Path, default=None)
     parser.add_argument("--out", type=Path, default=MODELS_DIR / "f1_vs_time.png")
+    parser.add_argument("--zones", action="store_true", help="as the camera pipeline runs it (zone crops)")
     args = parser.parse_args(argv)
     times = epoch_times(args.run)
     index_reader = OnnxReader(args.models / INDEX_READER)
@@ -58,7 +68,11 @@ def main(argv: list[str] | None = None) -> int:
     for epoch, weights in checkpoints:
         if epoch + 1 not in times:  # ultralytics names checkpoints from epoch 0
             continue
-        det = CardDetector(UltralyticsDetector(weights, args.imgsz, args.conf), index_reader, chip_reader)
+        if args.zones:
+            backend = UltralyticsDetector(weights, ZONE_IMGSZ, ZONE_CONF)
+            det = CardDetector(backend, index_reader, chip_reader, upright=True, min_card_px=ZONE_MIN_CARD_PX)
+        else:
+            det = CardDetector(UltralyticsDetector(weights, args.imgsz, args.conf), index_reader, chip_reader)
         report = evaluate(det.detect, args.dataset, args.split, args.limit)
         point = {
             "epoch": epoch + 1,
@@ -84,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     minutes = [p["train_seconds"] / 60 for p in points]
     ax.plot(minutes, [p["f1"] for p in points], "o-", label="all labelled face-up cards")
     ax.plot(minutes, [p["f1_index_visible"] for p in points], "s--", label="cards with a visible index")
-    ax.set_xlabel("detector training time on 2 shared CPU cores (minutes)")
+    ax.set_xlabel("detector training time on 2 shared CPU cores (minutes, this run)")
     ax.set_ylabel("card-identity F1, held-out decks")
     ax.set_ylim(0, 1)
     ax.grid(alpha=0.3)

@@ -101,7 +101,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.zones:
         args.imgsz = ZONE_IMGSZ
-    det = CardDetector.load(args.models, imgsz=args.imgsz, conf=args.conf, upright=args.zones)
+        det = CardDetector.for_zones(args.models)
+    else:
+        det = CardDetector.load(args.models, imgsz=args.imgsz, conf=args.conf)
     report = evaluate(det.detect, args.dataset, args.split, args.limit, chip_side=chip_side_px)
     chips = chip_reader_on_truth(
         lambda im, b: (

@@ -29,7 +29,7 @@ class DashboardOptions:
     camera: str | None = None  # an index ("0") or a device path
     calibration: Path | None = None
     models: Path | None = None
-    hold_s: float = 0.2
+    hold_s: float = 0.1
     devices: bool = False  # search every port for the table's devices
     lights: str | None = None
     shuffler: str | None = None

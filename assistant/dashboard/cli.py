@@ -70,7 +70,7 @@ def register(subparsers: Any) -> None:
         "--models", type=Path, metavar="DIR", help="folder of the detector's model files (default: models/)"
     )
     parser.add_argument(
-        "--hold", type=float, default=0.2, help="seconds a camera reading must persist (%(default)s)"
+        "--hold", type=float, default=0.1, help="seconds a camera reading must persist (%(default)s)"
     )
     parser.add_argument(
         "--devices", action="store_true", help="look on every serial port for seat lights and a shuffler"

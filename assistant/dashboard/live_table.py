@@ -158,7 +158,7 @@ class LiveTable:
         calibration: Calibration,
         detector: ZoneDetector,
         *,
-        hold_s: float = 0.2,
+        hold_s: float = 0.1,
         watch_bumps: bool = True,
         bump_interval: int = 15,
     ) -> None:

@@ -387,7 +387,7 @@ class DashboardWindow(QMainWindow):
         detector: ZoneDetector | None = None,
         *,
         note: str = "",
-        hold_s: float = 0.2,
+        hold_s: float = 0.1,
         interval_ms: int | None = None,
         watch_bumps: bool = True,
         bump_interval: int = 15,

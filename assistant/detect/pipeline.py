@@ -40,7 +40,10 @@ ZONE_CONF = 0.3
 ZONE_MIN_CARD_PX = (40.0, 60.0)
 DEFAULT_CONF = 0.1  # stage-1 confidence threshold (chosen on held-out F1, see models/README.md)
 INDEX_CONTAINED = 0.6  # an index box this much inside a surer one is the same index again
-DUPLICATE_IOU = 0.8  # read cards whose boxes overlap more than this are one card
+DUPLICATE_IOU = 0.8
+#: A card back where a card was read face up, overlapping it more than this, is that card
+#: (a court card's picture taken for a back); a covered back in a row overlaps far less.
+FACE_UP_WINS_IOU = 0.5  # read cards whose boxes overlap more than this are one card
 GEOMETRY_DUPLICATE_IOU = 0.3
 GEOMETRY_MIN_READING = 0.3  # a corner read by geometry alone must be this sure
 
@@ -79,13 +82,15 @@ class Detection:
     face_down: list[tuple[float, float, float, float]] = field(default_factory=list)
     chips: list[ChipStack] = field(default_factory=list)
 
-    def to_json(self) -> dict[str, Any]:
-        """The ``dealer-assistant detect --json`` contract."""
+    def to_json(self, *, with_index: bool = False) -> dict[str, Any]:
+        """The ``dealer-assistant detect --json`` contract. ``with_index`` adds each card's
+        leftmost corner index read (``"index": box``), which the camera pipeline uses to
+        tell where a card lies in a row; the command's output leaves it out."""
         return {
             "image": self.image,
             "cards": [
                 {"card": c.card, "box": _round(c.box), "confidence": round(c.confidence, 4)}
-                | ({"index": _round(c.index)} if c.index is not None else {})
+                | ({"index": _round(c.index)} if with_index and c.index is not None else {})
                 for c in self.cards
             ],
             "face_down": [{"box": _round(b)} for b in self.face_down],
@@ -299,7 +304,12 @@ class CardDetector:
                 if card is not None:
                     out.cards.append(card)
         out.cards = suppress_duplicates(out.cards)
-        out.face_down = [tuple(map(float, b)) for b in self._of(boxes, "face_down").xyxy]  # type: ignore[misc]
+        read_boxes = [c.box for c in out.cards]
+        out.face_down = [
+            tuple(map(float, b))  # type: ignore[misc]
+            for b in self._of(boxes, "face_down").xyxy
+            if all(_iou(tuple(map(float, b)), r) <= FACE_UP_WINS_IOU for r in read_boxes)
+        ]
         chip_mask = np.array([self._chip_colour.get(int(c)) is not None for c in boxes.cls], bool)
         chips = boxes.select(chip_mask) if len(boxes) else boxes
         counts: list[int | None] = [None] * len(chips)

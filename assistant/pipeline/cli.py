@@ -30,7 +30,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--json", type=Path, metavar="OUT", help="write the events and the result here")
     parser.add_argument("--models", type=Path, help="folder of the detector's model files (default: models/)")
     parser.add_argument(
-        "--hold", type=float, default=0.2, help="seconds a reading must persist (%(default)s)"
+        "--hold", type=float, default=0.1, help="seconds a reading must persist (%(default)s)"
     )
     parser.add_argument(
         "--dashboard", action="store_true", help="then open the dashboard on the replayed game"
@@ -65,7 +65,7 @@ def _demo(args: argparse.Namespace) -> int:
         sidecar=None,
         json=None,
         models=args.models,
-        hold=0.2,
+        hold=0.1,
         dashboard=False,
         quiet=False,
     )
@@ -255,4 +255,4 @@ class DetectorAdapter:
         self.detector = detector
 
     def detect_batch(self, images: Any) -> list[dict[str, Any]]:
-        return [self.detector.detect(image).to_json() for image in images]
+        return [self.detector.detect(image).to_json(with_index=True) for image in images]

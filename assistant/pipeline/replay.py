@@ -23,7 +23,7 @@ from assistant.pipeline.memory import CardMemory
 from assistant.pipeline.observations import TableRead, ZoneRead
 from assistant.pipeline.referee import Applied, DealerQuery, Referee
 from assistant.pipeline.sidecar import Sidecar
-from assistant.pipeline.stability import StableTable
+from assistant.pipeline.stability import DEFAULT_HOLD_S, StableTable
 from assistant.pipeline.zones import detected_boxes, layout_zone_keys, read_zone
 from assistant.recording import hand_summary
 from assistant.vision.calibration import Calibration
@@ -81,7 +81,7 @@ class TablePipeline:
         calibration: Calibration,
         detector: ZoneDetector,
         *,
-        hold_s: float = 0.2,
+        hold_s: float = DEFAULT_HOLD_S,
         mm_per_px: float = 1.0,
         read_bets: bool = True,
     ) -> None:
@@ -152,7 +152,7 @@ def replay(
     sidecar: Sidecar,
     detector: ZoneDetector,
     *,
-    hold_s: float = 0.2,
+    hold_s: float = DEFAULT_HOLD_S,
     progress: Callable[[int], None] | None = None,
 ) -> ReplayReport:
     """Run a recorded session through the pipeline; keeps everything read so far if the

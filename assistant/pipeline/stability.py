@@ -31,6 +31,12 @@ class _Candidate:
     time: float
 
 
+#: How long a new reading must persist before it counts. A hand over a zone is caught by
+#: the occlusion check (:mod:`assistant.vision.occlusion`), so the hold only has to
+#: outlast a misread frame: two agreeing frames at 10 fps, four at 30 fps.
+DEFAULT_HOLD_S = 0.1
+
+
 class StableTable:
     """Tracks every zone's stable reading.
 
@@ -43,7 +49,7 @@ class StableTable:
     True
     """
 
-    def __init__(self, hold: float = 0.2, zones: tuple[str, ...] = ()) -> None:
+    def __init__(self, hold: float = DEFAULT_HOLD_S, zones: tuple[str, ...] = ()) -> None:
         if hold < 0:
             raise ValueError("hold must be zero or more seconds")
         self.hold = hold

@@ -153,7 +153,9 @@ def write_dataset(
     per_split = dict.fromkeys(SPLITS, 0)
     labels = 0
     if workers > 1:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
+        # spawn, not fork: a process that already runs thread pools (ONNX Runtime, torch)
+        # can hand a forked worker a lock that nobody will ever release
+        with multiprocessing.get_context("spawn").Pool(workers) as pool:
             results = list(_iterate(pool.imap(_write_one, jobs, chunksize=4), progress, images))
     else:
         results = list(_iterate(map(_write_one, jobs), progress, images))

@@ -355,7 +355,9 @@ def write_zone_dataset(
     per_split = dict.fromkeys(SPLITS, 0)
     labels = 0
     if workers > 1:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
+        # spawn, not fork: a process that already runs thread pools (ONNX Runtime, torch)
+        # can hand a forked worker a lock that nobody will ever release
+        with multiprocessing.get_context("spawn").Pool(workers) as pool:
             results = pool.imap_unordered(render_hand, jobs)
             for done, (split_name, n, k) in enumerate(results, start=1):
                 per_split[split_name] += n

@@ -23,7 +23,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from assistant.dashboard.dialogs import CardDialog
-from assistant.dashboard.live_table import apply_proposed, load_detector, zone_outlines
+from assistant.dashboard.live_table import apply_proposed, load_detector
 from assistant.dashboard.main_window import DashboardWindow
 from assistant.dashboard.queries_panel import QueriesPanel
 from assistant.engine import DecisionKind, IllegalActionError, Session, Stakes, parse_card, preset
@@ -39,7 +39,7 @@ SEVEN = parse_card("7h")
 
 
 class RedMeansSevenOfHearts:
-    """A stand-in detector with fixed answers: a mostly red crop holds 7h face up."""
+    """A stand-in detector with fixed answers: a red card-sized patch is 7h face up."""
 
     def __init__(self) -> None:
         self.calls = 0
@@ -50,8 +50,10 @@ class RedMeansSevenOfHearts:
         for image in images:
             red = (image[..., 2] > 200) & (image[..., 1] < 60) & (image[..., 0] < 60)
             cards = []
-            if red.mean() > 0.5:
-                cards = [{"card": "7h", "box": [20.0, 20.0, 83.0, 108.0], "confidence": 0.99}]
+            if red.mean() > 0.05:
+                ys, xs = np.nonzero(red)
+                box = [float(xs.min()), float(ys.min()), float(xs.max() + 1), float(ys.max() + 1)]
+                cards = [{"card": "7h", "box": box, "confidence": 0.99}]
             found.append({"cards": cards, "face_down": [], "chips": []})
         return found
 
@@ -71,9 +73,15 @@ def table(calibration: Calibration) -> NDArray[np.uint8]:
 
 
 def red_card(image: NDArray[np.uint8], calibration: Calibration) -> NDArray[np.uint8]:
-    (zone,) = zone_outlines(calibration, [RED_ZONE])
+    """A red card (63 x 88 mm) lying in the red zone, 20 mm in from its corner."""
+    rect = calibration.layout.zones()[RED_ZONE]
+    (ux, uy), (vx, vy) = rect.axes()
+    across, down = np.array([ux, uy]), np.array([vx, vy])
+    corner = np.array(rect.center) - across * rect.size[0] / 2 - down * rect.size[1] / 2
+    local = np.array([[20, 20], [83, 20], [83, 108], [20, 108]], np.float64)
+    table_mm = corner + local[:, :1] * across + local[:, 1:] * down
     out = image.copy()
-    cv2.fillPoly(out, [np.round(np.array(zone.points)).astype(np.int32)], (0, 0, 255))
+    cv2.fillPoly(out, [np.round(calibration.to_image(table_mm)).astype(np.int32)], (0, 0, 255))
     return out
 
 

@@ -20,14 +20,28 @@ def detector():
     return DetectorAdapter(CardDetector.for_zones(MODELS_DIR))
 
 
+#: Fixtures the shipped model does not yet replay exactly (models/README.md says why).
+#: Strict: the day one passes, its marker must go.
+NOT_YET = {
+    "fifteen-thirty-five-penguins": "the kde-penguins deck (a validation deck, never trained on) "
+    "has a picture of Tux on its back, which the detector takes for a face-up card, and its court "
+    "cards are misread; the hand goes wrong at the first exposed card",
+    "online-727-heldout-standard": "held-out deck and surface: 62 of 65 events replay, then the "
+    "showdown's fanned court cards are misread (a queen of spades as a ten of diamonds)",
+}
+
+
+def _params() -> list:
+    return [
+        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[name]))
+        if name in NOT_YET
+        else name
+        for name in FIXTURES
+    ]
+
+
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="the shipped detector is under-trained (models/README.md) and reads almost no card "
-    "in the fixture videos yet; this bar of the camera-pipeline issue is open. Strict: when the "
-    "model gets good enough this test passes and the marker must go.",
-)
-@pytest.mark.parametrize("name", FIXTURES)
+@pytest.mark.parametrize("name", _params())
 def test_video_fixture_replays_to_its_ground_truth(name: str, detector) -> None:
     from assistant.pipeline.replay import replay
     from assistant.pipeline.sidecar import load_sidecar
