@@ -157,7 +157,11 @@ def evaluate(
 
 
 def _limited(paths: list[Path], limit: int | None) -> Iterable[Path]:
-    return paths if limit is None else paths[:limit]
+    """``limit`` of ``paths`` spread evenly over them (a split's files run hand by hand, deck by deck)."""
+    if limit is None or limit >= len(paths):
+        return paths
+    step = len(paths) / max(limit, 1)
+    return [paths[int(k * step)] for k in range(limit)]
 
 
 def _tally_chips(
