@@ -100,9 +100,11 @@ class CardMemory:
 
 def _place(item: Mapping[str, Any]) -> tuple[float, float] | None:
     box = item.get("index") or item.get("box")
+    if not isinstance(box, list | tuple) or len(box) < 2:
+        return None
     try:
         return float(box[0]), float(box[1])
-    except (TypeError, ValueError, IndexError):
+    except (TypeError, ValueError):
         return None
 
 
