@@ -21,6 +21,12 @@ def register(subparsers: Any) -> None:
     det.add_argument("--backend", choices=("onnx", "ultralytics"), default="onnx")
     det.add_argument("--imgsz", type=int, default=640, help="detector input size (long side)")
     det.add_argument("--conf", type=float, default=None, help="stage-1 confidence threshold")
+    det.add_argument(
+        "--calibration",
+        type=Path,
+        help="the images are frames of this calibrated table camera: read them zone by zone, as "
+        "the camera pipeline does (a calibration file from `dealer-assistant calibrate`)",
+    )
     det.set_defaults(func=_detect)
 
     tr = subparsers.add_parser(
@@ -75,10 +81,26 @@ def _detect(args: argparse.Namespace) -> int:
         raise CommandError(f"{error}; train and export one with `dealer-assistant train`") from error
     except Exception as error:  # a corrupt model file: onnxruntime raises its own types
         raise CommandError(f"cannot load the models: {error}") from error
+    read = detector.detect_file
+    if args.calibration is not None:
+        from assistant.detect.pipeline import read_image
+        from assistant.detect.table_frames import TableFrameDetector
+        from assistant.vision.calibration import CalibrationError, load_calibration
+        from assistant.vision.layout import LayoutError
+
+        try:
+            calibration = load_calibration(args.calibration)
+        except (CalibrationError, LayoutError, OSError) as error:
+            raise CommandError(f"cannot use the calibration {args.calibration}: {error}") from None
+        zones = TableFrameDetector(CardDetector.for_zones(args.models or MODELS_DIR), calibration)
+
+        def read(path: Path) -> Any:
+            return zones.detect(read_image(path), str(path))
+
     failed = 0
     for path in args.images:
         try:
-            result = detector.detect_file(path)
+            result = read(path)
         except ImageError as error:
             print(f"dealer-assistant detect: error: {error}", file=sys.stderr)
             failed += 1

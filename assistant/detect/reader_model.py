@@ -27,9 +27,15 @@ def _block(cin: int, cout: int) -> nn.Sequential:
 
 
 class CropReader(nn.Module):
-    """Three conv blocks (16, 32, 64 channels), a 128-unit layer, named softmax heads."""
+    """Three conv blocks (16, 32, 64 channels unless told), a 128-unit layer, named softmax heads."""
 
-    def __init__(self, heads: dict[str, int], size: int = 32, width: int | None = None) -> None:
+    def __init__(
+        self,
+        heads: dict[str, int],
+        size: int = 32,
+        width: int | None = None,
+        channels: tuple[int, int, int] = (16, 32, 64),
+    ) -> None:
         super().__init__()
         width = width or size
         if size % 8 or width % 8:
@@ -37,10 +43,12 @@ class CropReader(nn.Module):
         self.head_names = tuple(heads)
         self.size = size
         self.width = width
-        self.features = nn.Sequential(_block(3, 16), _block(16, 32), _block(32, 64))
+        a, b, c = channels
+        self.channels = (a, b, c)
+        self.features = nn.Sequential(_block(3, a), _block(a, b), _block(b, c))
         self.neck = nn.Sequential(
             nn.Flatten(),
-            nn.Linear(64 * (size // 8) * (width // 8), 128),
+            nn.Linear(c * (size // 8) * (width // 8), 128),
             nn.ReLU(inplace=True),
             nn.Dropout(0.2),
         )

@@ -22,6 +22,7 @@ class RecipeError(ValueError):
 class ReaderRecipe:
     crop: int = 32  # input height (and width, unless crop_width is set)
     crop_width: int = 0
+    channels: tuple[int, int, int] = (16, 32, 64)  # of the reader's three conv blocks
     epochs: int = 20
     batch: int = 256
     lr: float = 0.003
@@ -58,10 +59,10 @@ class Recipe:
             raise RecipeError(f"{path}: detector.model (the model .yaml) is missing")
         model = Path(det["model"])
         try:
-            reader = ReaderRecipe(**data.get("reader", {}))
-            chips = ReaderRecipe(**{"out": "runs/chips", **data.get("chips", {})})
+            reader = ReaderRecipe(**_tupled(data.get("reader", {})))
+            chips = ReaderRecipe(**{"out": "runs/chips", **_tupled(data.get("chips", {}))})
             strip_defaults = {"crop": 88, "crop_width": 40, "out": "runs/strips"}
-            strips = ReaderRecipe(**{**strip_defaults, **data.get("strips", {})})
+            strips = ReaderRecipe(**{**strip_defaults, **_tupled(data.get("strips", {}))})
         except TypeError as error:
             raise RecipeError(f"{path}: {error}") from error
         return cls(
@@ -72,3 +73,10 @@ class Recipe:
             chips=chips,
             strips=strips,
         )
+
+
+def _tupled(section: Any) -> dict[str, Any]:
+    """A reader section with its list values (``channels``) as tuples."""
+    if not isinstance(section, dict):
+        raise RecipeError(f"a reader section must be a mapping, not {section!r}")
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in section.items()}

@@ -225,7 +225,7 @@ def train_reader(
         class_weights(t, n) if recipe.balance else None for t, n in zip(y_train, heads.values(), strict=False)
     ]
     width = recipe.crop_width or recipe.crop
-    model = CropReader(heads, recipe.crop, width)
+    model = CropReader(heads, recipe.crop, width, tuple(recipe.channels))  # type: ignore[arg-type]
     size: int | tuple[int, int] = (recipe.crop, width) if kind == "strips" else recipe.crop
     total = epochs or recipe.epochs
     opt = torch.optim.AdamW(model.parameters(), lr=recipe.lr, weight_decay=1e-4)
@@ -278,7 +278,13 @@ def train_reader(
         if score > best:
             best = score
             torch.save(
-                {"model": model.state_dict(), "heads": heads, "size": recipe.crop, "width": width},
+                {
+                    "model": model.state_dict(),
+                    "heads": heads,
+                    "size": recipe.crop,
+                    "width": width,
+                    "channels": model.channels,
+                },
                 out / "best.pt",
             )
         torch.save(
@@ -301,7 +307,7 @@ def export_reader(weights: Path, out: Path) -> Path:
     """ONNX of a reader checkpoint, dynamic batch; outputs named after the heads."""
     state = torch.load(weights, weights_only=False)
     width = state.get("width") or state["size"]
-    model = CropReader(state["heads"], state["size"], width)
+    model = CropReader(state["heads"], state["size"], width, tuple(state.get("channels", (16, 32, 64))))
     model.load_state_dict(state["model"])
     model.eval()
     x = torch.zeros(1, 3, state["size"], width)
