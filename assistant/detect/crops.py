@@ -30,14 +30,7 @@ def square_crop(image: Image, box: Box, size: int, scale: float = 1.15) -> Image
     n = max(1, round(max(x2 - x1, y2 - y1, 1.0) * scale))
     x0 = round((x1 + x2) / 2 - n / 2)
     y0 = round((y1 + y2) / 2 - n / 2)
-    h, w = image.shape[:2]
-    region = image[max(y0, 0) : min(y0 + n, h), max(x0, 0) : min(x0 + n, w)]
-    if region.size == 0:
-        return np.zeros((size, size, 3), np.uint8)
-    top, left = max(0, -y0), max(0, -x0)
-    bottom, right = max(0, y0 + n - h), max(0, x0 + n - w)
-    if top or left or bottom or right:
-        region = cv2.copyMakeBorder(region, top, bottom, left, right, cv2.BORDER_REPLICATE)
+    region = _window(image, x0, y0, n, n)  # black when the box misses the image
     interp = cv2.INTER_AREA if n > size else cv2.INTER_LINEAR
     return np.asarray(cv2.resize(region, (size, size), interpolation=interp), dtype=np.uint8)
 
@@ -70,11 +63,18 @@ def strip_crop(image: Image, box: Box, pad: int = 0) -> Image:
     return _window(image, x0, y0, w + 2 * pad, h + 2 * pad)
 
 
-def _window(image: Image, x0: int, y0: int, w: int, h: int) -> Image:
+def _overlaps(image: Image, x0: int, y0: int, w: int, h: int) -> bool:
     ih, iw = image.shape[:2]
-    region = image[max(y0, 0) : min(y0 + h, ih), max(x0, 0) : min(x0 + w, iw)]
-    if region.size == 0:
+    return x0 < iw and y0 < ih and x0 + w > 0 and y0 + h > 0
+
+
+def _window(image: Image, x0: int, y0: int, w: int, h: int) -> Image:
+    """The ``w`` x ``h`` pixels from (x0, y0), the image's border replicated where the
+    window leaves it; black where it misses the image altogether."""
+    ih, iw = image.shape[:2]
+    if not _overlaps(image, x0, y0, w, h):
         return np.zeros((h, w, 3), np.uint8)
+    region = image[max(y0, 0) : min(y0 + h, ih), max(x0, 0) : min(x0 + w, iw)]
     top, left = max(0, -y0), max(0, -x0)
     bottom, right = max(0, y0 + h - ih), max(0, x0 + w - iw)
     if top or left or bottom or right:

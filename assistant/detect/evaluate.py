@@ -17,6 +17,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from assistant.detect.backends import box_iou
 from assistant.detect.pipeline import Detection
 
 
@@ -178,7 +179,7 @@ def _tally_chips(
         box = tuple(obj["box"])
         best, best_iou = None, 0.5
         for s in det.chips:
-            iou = _iou(box, s.box)
+            iou = box_iou(box, s.box)
             if iou >= best_iou and s.colour == obj["colour"]:
                 best, best_iou = s, iou
         side = obj["side_px"] if "side_px" in obj else chip_side(truth["camera"], box)
@@ -188,14 +189,6 @@ def _tally_chips(
         else:
             tally.above += 1
             tally.above_unknown += best is not None and best.count is None
-
-
-def _iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
 
 
 def chip_reader_on_truth(

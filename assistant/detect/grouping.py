@@ -76,7 +76,7 @@ def group_cards(
         else np.zeros(0)
     )
     owner = _owners(card_boxes, index_boxes)
-    corners = index_corners(card_boxes, index_boxes) if upright else [None] * n_idx
+    corners = _corners(card_boxes, index_boxes, owner) if upright else [None] * n_idx
     groups: list[tuple[int, list[int]]] = []  # (card box or -1, indices)
     for c in range(len(card_boxes)):
         members = [i for i in range(n_idx) if owner[i] == c]
@@ -158,7 +158,12 @@ def index_corners(card_boxes: FloatArray, index_boxes: FloatArray) -> list[str |
     >>> index_corners(boxes, np.array([[2, 2, 10, 20], [53, 68, 61, 86], [300, 0, 310, 18]], np.float32))
     ['tl', 'br', None]
     """
-    owner = _owners(card_boxes, index_boxes)
+    return _corners(card_boxes, index_boxes, _owners(card_boxes, index_boxes))
+
+
+def _corners(
+    card_boxes: FloatArray, index_boxes: FloatArray, owner: npt.NDArray[np.int64]
+) -> list[str | None]:
     out: list[str | None] = []
     for i, c in enumerate(owner):
         if c < 0:

@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from assistant.detect.backends import Backend, Boxes, OnnxDetector, UltralyticsDetector
+from assistant.detect.backends import Backend, Boxes, OnnxDetector, UltralyticsDetector, box_iou
 from assistant.detect.corners import card_quad, index_boxes
 from assistant.detect.grouping import group_cards, index_corners, read_card
 from assistant.detect.labels import chip_colour
@@ -112,14 +112,6 @@ def read_image(path: Path) -> npt.NDArray[np.uint8]:
     return np.asarray(image, dtype=np.uint8)
 
 
-def _iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
-
-
 def suppress_duplicates(cards: list[Card]) -> list[Card]:
     """One card per place: of cards whose boxes mostly coincide, the surest stays.
 
@@ -130,7 +122,7 @@ def suppress_duplicates(cards: list[Card]) -> list[Card]:
     kept: list[Card] = []
     for card in sorted(cards, key=lambda c: -c.confidence):
         limit = GEOMETRY_DUPLICATE_IOU if card.by_geometry else DUPLICATE_IOU
-        if all(_iou(card.box, k.box) < limit for k in kept):
+        if all(box_iou(card.box, k.box) < limit for k in kept):
             kept.append(card)
     return kept
 
@@ -308,7 +300,7 @@ class CardDetector:
         out.face_down = [
             tuple(map(float, b))  # type: ignore[misc]
             for b in self._of(boxes, "face_down").xyxy
-            if all(_iou(tuple(map(float, b)), r) <= FACE_UP_WINS_IOU for r in read_boxes)
+            if all(box_iou(b, r) <= FACE_UP_WINS_IOU for r in read_boxes)
         ]
         chip_mask = np.array([self._chip_colour.get(int(c)) is not None for c in boxes.cls], bool)
         chips = boxes.select(chip_mask) if len(boxes) else boxes

@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from assistant.pipeline.zones import card_place
+
 
 @dataclass
 class _Seen:
@@ -62,7 +64,7 @@ class CardMemory:
         matched: set[int] = set()
         out: list[dict[str, Any]] = []
         for item in cards:
-            place = _place(item)
+            place = card_place(item)
             if place is None:
                 out.append(dict(item))
                 continue
@@ -96,16 +98,6 @@ class CardMemory:
                 s.missed += 1
         self._zones[key] = [s for s in seen if s.missed <= self.forget_after]
         return {**detections, "cards": _distinct(out)}
-
-
-def _place(item: Mapping[str, Any]) -> tuple[float, float] | None:
-    box = item.get("index") or item.get("box")
-    if not isinstance(box, list | tuple) or len(box) < 2:
-        return None
-    try:
-        return float(box[0]), float(box[1])
-    except (TypeError, ValueError):
-        return None
 
 
 def _distinct(cards: list[dict[str, Any]]) -> list[dict[str, Any]]:

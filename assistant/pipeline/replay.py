@@ -114,8 +114,8 @@ class TablePipeline:
             self.zones_detected += len(changed)
             for crop, found in zip(changed, detections, strict=True):
                 key = self.keys[crop.key]
-                empty = read_zone(found).empty
-                if self.occlusion.check(crop.key, crop.image, detected_boxes(found), empty=empty):
+                boxes = detected_boxes(found)
+                if self.occlusion.check(crop.key, crop.image, boxes, empty=not boxes):
                     self.occluded.add(key)  # a hand over the zone: its reading says nothing
                 else:
                     self.occluded.discard(key)

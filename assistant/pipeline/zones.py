@@ -54,13 +54,21 @@ def detected_boxes(detections: Mapping[str, Any]) -> list[list[float]]:
     return boxes
 
 
-def _left_edge(item: Mapping[str, Any]) -> float:
-    """Where a card lies across the zone: its leftmost index read, else its box."""
+def card_place(item: Mapping[str, Any]) -> tuple[float, float] | None:
+    """Where a detected card lies in its zone crop: the top-left of its leftmost index
+    read (boxes of overlapping cards can be loose), else of its box; None if neither."""
     box = item.get("index") or item.get("box")
+    if not isinstance(box, list | tuple) or len(box) < 2:
+        return None
     try:
-        return float(box[0]) if box else 0.0
-    except (TypeError, ValueError, IndexError):
-        return 0.0
+        return float(box[0]), float(box[1])
+    except (TypeError, ValueError):
+        return None
+
+
+def _left_edge(item: Mapping[str, Any]) -> float:
+    place = card_place(item)
+    return place[0] if place is not None else 0.0
 
 
 def layout_zone_keys(seat_numbers: Sequence[int]) -> dict[str, str]:

@@ -22,7 +22,7 @@ import csv
 import json
 import multiprocessing
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -43,6 +43,7 @@ CLOSEUP_FRACTION = 0.25
 JPEG_QUALITY = 92
 
 T = TypeVar("T")
+J = TypeVar("J")
 
 _FACES: dict[str, DeckFaces] = {}
 
@@ -152,13 +153,7 @@ def write_dataset(
     crop_rows: dict[str, list[list[str]]] = {s: [] for s in SPLITS}
     per_split = dict.fromkeys(SPLITS, 0)
     labels = 0
-    if workers > 1:
-        # spawn, not fork: a process that already runs thread pools (ONNX Runtime, torch)
-        # can hand a forked worker a lock that nobody will ever release
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            results = list(_iterate(pool.imap(_write_one, jobs, chunksize=4), progress, images))
-    else:
-        results = list(_iterate(map(_write_one, jobs), progress, images))
+    results = run_jobs(_write_one, jobs, workers, progress)
     for _, split_name, n_labels, rows in results:
         per_split[split_name] += 1
         labels += n_labels
@@ -168,15 +163,7 @@ def write_dataset(
             writer = csv.writer(handle)
             writer.writerow(["file", "card", "rank", "suit", "deck"])
             writer.writerows(rows)
-    data_yaml = [
-        f"path: {out.resolve()}",
-        "train: images/train",
-        "val: images/val",
-        "test: images/test",
-        "names:",
-    ]
-    data_yaml += [f"  {i}: {name}" for i, name in enumerate(CLASS_NAMES)]
-    (out / "data.yaml").write_text("\n".join(data_yaml) + "\n")
+    write_data_yaml(out)
     summary: dict[str, object] = {
         "seed": seed,
         "images": per_split,
@@ -187,6 +174,25 @@ def write_dataset(
     }
     (out / "synth.json").write_text(json.dumps(summary, indent=1) + "\n")
     return summary
+
+
+def run_jobs(
+    fn: Callable[[J], T], jobs: Sequence[J], workers: int, progress: Callable[[int, int], None] | None
+) -> list[T]:
+    """``fn`` over ``jobs`` (in ``workers`` processes when more than one), in order."""
+    if workers > 1:
+        # spawn, not fork: a process that already runs thread pools (ONNX Runtime, torch)
+        # can hand a forked worker a lock that nobody will ever release
+        with multiprocessing.get_context("spawn").Pool(workers) as pool:
+            return list(_iterate(pool.imap(fn, jobs, chunksize=1), progress, len(jobs)))
+    return list(_iterate(map(fn, jobs), progress, len(jobs)))
+
+
+def write_data_yaml(out: Path) -> None:
+    """The ultralytics dataset file: splits and the detector's class names."""
+    lines = [f"path: {out.resolve()}", "train: images/train", "val: images/val", "test: images/test"]
+    lines += ["names:", *(f"  {i}: {name}" for i, name in enumerate(CLASS_NAMES))]
+    (out / "data.yaml").write_text("\n".join(lines) + "\n")
 
 
 def _iterate(results: Iterable[T], progress: Callable[[int, int], None] | None, total: int) -> Iterator[T]:

@@ -27,7 +27,7 @@ from assistant.synth.camera import Camera
 from assistant.synth.dataset import deck_faces
 from assistant.synth.decks import Split, deck_by_id
 from assistant.synth.effects import sample_light
-from assistant.synth.render import render
+from assistant.synth.render import Rendered, render
 from assistant.synth.scene import CARD_HEIGHT_CM, CardItem, ChipStack, Hand, Scene
 from assistant.synth.script import GameScript, ScriptError
 from assistant.synth.surfaces import sample_surface
@@ -77,8 +77,11 @@ class VideoRenderer:
         hands: Sequence[Hand] = (),
     ) -> None:
         scene = self.scene(extra_cards, extra_chips, hands)
-        rng = np.random.default_rng([self.seed, 3, len(self.frames)])
-        self.frames.append(render(scene, self.faces, rng).image)
+        self.frames.append(self.render(scene, len(self.frames)).image)
+
+    def render(self, scene: Scene, index: int) -> Rendered:
+        """Frame ``index`` of the video showing ``scene`` (its noise seeded by the index)."""
+        return render(scene, self.faces, np.random.default_rng([self.seed, 3, index]))
 
     def scene(
         self,

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import json
 import math
-import multiprocessing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -40,7 +39,7 @@ import numpy as np
 import numpy.typing as npt
 
 from assistant.synth.camera import Camera
-from assistant.synth.dataset import SPLITS, split_of
+from assistant.synth.dataset import SPLITS, run_jobs, split_of, write_data_yaml
 from assistant.synth.decks import installed_decks
 from assistant.synth.labels import (
     CLASS_NAMES,
@@ -52,7 +51,7 @@ from assistant.synth.labels import (
     yolo_lines,
 )
 from assistant.synth.layout import card_angle_facing
-from assistant.synth.render import Rendered, render
+from assistant.synth.render import Rendered
 from assistant.synth.scene import CardItem, ChipStack, Hand, Scene
 from assistant.synth.script import GameScript, script_from_autoplay
 from assistant.synth.table import SeatModel, Table, calibration_json
@@ -152,8 +151,7 @@ class SamplingRenderer(VideoRenderer):
         index = len(self.frames)
         if self.rng.random() < self.rate:
             scene = self.scene(extra_cards, extra_chips, hands)
-            rng = np.random.default_rng([self.seed, 3, index])
-            self.shots.append(Shot(index, scene, render(scene, self.faces, rng)))
+            self.shots.append(Shot(index, scene, self.render(scene, index)))
         self.frames.append(_NOT_RENDERED)
 
 
@@ -354,26 +352,10 @@ def write_zone_dataset(
     jobs = [(out, seed, i, split_of(i, hands, val, test), rate) for i in range(hands)]
     per_split = dict.fromkeys(SPLITS, 0)
     labels = 0
-    if workers > 1:
-        # spawn, not fork: a process that already runs thread pools (ONNX Runtime, torch)
-        # can hand a forked worker a lock that nobody will ever release
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            results = pool.imap_unordered(render_hand, jobs)
-            for done, (split_name, n, k) in enumerate(results, start=1):
-                per_split[split_name] += n
-                labels += k
-                if progress is not None:
-                    progress(done, hands)
-    else:
-        for done, job in enumerate(jobs, start=1):
-            split_name, n, k = render_hand(job)
-            per_split[split_name] += n
-            labels += k
-            if progress is not None:
-                progress(done, hands)
-    data_yaml = [f"path: {out.resolve()}", "train: images/train", "val: images/val", "test: images/test"]
-    data_yaml += ["names:", *(f"  {i}: {name}" for i, name in enumerate(CLASS_NAMES))]
-    (out / "data.yaml").write_text("\n".join(data_yaml) + "\n")
+    for split_name, n, k in run_jobs(render_hand, jobs, workers, progress):
+        per_split[split_name] += n
+        labels += k
+    write_data_yaml(out)
     summary: dict[str, object] = {
         "kind": "zones",
         "seed": seed,
