@@ -4,8 +4,8 @@
 #   bash scripts/install.sh          the program (pip, into the current Python)
 #   bash scripts/install.sh --test   also the test tools and the system packages the
 #                                    tests use (AVR toolchain and simavr for the device
-#                                    firmware, SVG card decks and wallpapers for the
-#                                    renderer, Xvfb for the dashboard)
+#                                    firmware, SVG card decks, wallpapers and fonts for
+#                                    the renderer, Xvfb for the dashboard)
 #
 # System packages are installed with apt-get when running as root (or with sudo);
 # otherwise the missing ones are listed and the tests that need them say so.
@@ -21,6 +21,9 @@ apt_packages=(libgl1 libegl1 libxkbcommon0 libxkbcommon-x11-0 libfontconfig1 lib
 if [ "$with_tests" = 1 ]; then
     apt_packages+=(gcc-avr avr-libc simavr libsimavr-dev libelf-dev pkg-config make gcc
                    kdegames-card-data-kf5 gnome-cards-data gnome-backgrounds
+                   fonts-dejavu-core fonts-dejavu-extra fonts-urw-base35 fonts-liberation
+                   fonts-freefont-ttf fonts-texgyre fonts-linuxlibertine fonts-open-sans
+                   fonts-roboto-unhinted
                    xvfb xauth)
 fi
 

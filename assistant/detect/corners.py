@@ -6,6 +6,11 @@ corners, and the indices sit at known fractions of the card near two opposite co
 (``INDEX_BOX``, the median over the deck designs in ``assistant/synth/decks.json``).
 This works for a card that lies alone; on a pile the outline merges and it gives up
 (returns ``None``) rather than guess.
+
+In an upright zone crop a card's box is its outline, so its top-left index lies at a
+known place in the box (:func:`upright_index_boxes`), covered or not by the next card of
+a row; whether that corner shows a card's face at all (and not a back taken for a card)
+is told by how much of it is plain card-face white (:func:`face_share`).
 """
 
 from __future__ import annotations
@@ -19,6 +24,15 @@ import numpy.typing as npt
 from assistant.detect.crops import Box
 
 FloatArray = npt.NDArray[np.float64]
+
+#: Where the top-left index of an upright card lies in its box (fractions of its width
+#: and height): wide enough for the decks' spread of index sizes (``decks.json``).
+UPRIGHT_INDEX_BOX = (0.02, 0.03, 0.19, 0.27)
+UPRIGHT_SHIFTS = (-2.0, 0.0, 2.0)  # pixels: a card box wobbles by about this much
+#: The part of an upright card's box that its top-left index and the white around it fill.
+FACE_WINDOW = (0.03, 0.03, 0.2, 0.3)
+FACE_MAX_SATURATION = 70
+FACE_MIN_BRIGHTNESS = 0.7  # of the crop's brightest (99th percentile) value
 
 #: Index box as fractions of the card (x across the short side, y along the long side).
 INDEX_BOX = (0.03, 0.035, 0.165, 0.26)
@@ -85,3 +99,37 @@ def index_boxes(quad: FloatArray) -> list[tuple[float, float, float, float]]:
             )
         )
     return out
+
+
+def upright_index_boxes(box: Box, shifts: tuple[float, ...] = UPRIGHT_SHIFTS) -> list[Box]:
+    """Candidate boxes of the top-left index of an upright card whose box is ``box``.
+
+    >>> upright_index_boxes((0, 0, 63, 88), shifts=(0.0,))
+    [(1.26, 2.64, 11.97, 23.76)]
+    """
+    x1, y1, x2, y2 = (float(v) for v in box)
+    w, h = x2 - x1, y2 - y1
+    u0, v0, u1, v1 = UPRIGHT_INDEX_BOX
+    a, b, c, d = x1 + u0 * w, y1 + v0 * h, x1 + u1 * w, y1 + v1 * h
+    return [tuple(round(v, 2) for v in (a + dx, b + dy, c + dx, d + dy)) for dx in shifts for dy in shifts]
+
+
+def face_share(image: npt.NDArray[np.uint8], box: Box) -> float:
+    """Share of an upright card box's top-left corner that is card-face white, 0..1.
+
+    A card lying face up shows white paper around its index there; a back (a picture, a
+    pattern) does not, whatever stage 1 took it for.
+    """
+    x1, y1, x2, y2 = (float(v) for v in box)
+    w, h = x2 - x1, y2 - y1
+    u0, v0, u1, v1 = FACE_WINDOW
+    ih, iw = image.shape[:2]
+    a, b = max(0, int(x1 + u0 * w)), max(0, int(y1 + v0 * h))
+    c, d = min(iw, math.ceil(x1 + u1 * w)), min(ih, math.ceil(y1 + v1 * h))
+    if c <= a or d <= b:
+        return 0.0
+    value = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
+    bright = float(np.percentile(value[..., 2], 99))
+    window = value[b:d, a:c]
+    white = (window[..., 1] < FACE_MAX_SATURATION) & (window[..., 2] > FACE_MIN_BRIGHTNESS * bright)
+    return float(white.mean())

@@ -40,11 +40,17 @@ def _contains(box: FloatArray, x: float, y: float, slack: float) -> bool:
     return bool(box[0] - slack <= x <= box[2] + slack and box[1] - slack <= y <= box[3] + slack)
 
 
-def _corner_distance(box: FloatArray, x: float, y: float) -> float:
-    """Distance from (x, y) to the box's nearest corner, in units of the box's shorter side."""
-    dx = min(abs(x - box[0]), abs(x - box[2]))
-    dy = min(abs(y - box[1]), abs(y - box[3]))
-    return float(np.hypot(dx, dy) / max(EPS, min(box[2] - box[0], box[3] - box[1])))
+def _corner_distance(box: FloatArray, x: float, y: float, upright: bool = False) -> float:
+    """Distance from (x, y) to the box's nearest corner, in units of the box's shorter side.
+
+    ``upright``: only the top-left and bottom-right corners count, the two where an
+    upright card prints its indices.
+    """
+    if upright:
+        d = min(np.hypot(x - box[0], y - box[1]), np.hypot(x - box[2], y - box[3]))
+    else:
+        d = np.hypot(min(abs(x - box[0]), abs(x - box[2])), min(abs(y - box[1]), abs(y - box[3])))
+    return float(d / max(EPS, min(box[2] - box[0], box[3] - box[1])))
 
 
 def _identity(rank: FloatArray, suit: FloatArray) -> tuple[int, int]:
@@ -75,7 +81,7 @@ def group_cards(
         if n_idx
         else np.zeros(0)
     )
-    owner = _owners(card_boxes, index_boxes)
+    owner = _owners(card_boxes, index_boxes, upright)
     corners = _corners(card_boxes, index_boxes, owner) if upright else [None] * n_idx
     groups: list[tuple[int, list[int]]] = []  # (card box or -1, indices)
     for c in range(len(card_boxes)):
@@ -132,7 +138,7 @@ def _on_any(point: npt.NDArray[np.floating], boxes: FloatArray) -> bool:
     return any(_contains(b, float(point[0]), float(point[1]), 0.0) for b in boxes)
 
 
-def _owners(card_boxes: FloatArray, index_boxes: FloatArray) -> npt.NDArray[np.int64]:
+def _owners(card_boxes: FloatArray, index_boxes: FloatArray, upright: bool = False) -> npt.NDArray[np.int64]:
     """The card box each index belongs to (-1: none holds it); see the module's docstring."""
     n_idx = len(index_boxes)
     owner = np.full(n_idx, -1, np.int64)
@@ -145,7 +151,9 @@ def _owners(card_boxes: FloatArray, index_boxes: FloatArray) -> npt.NDArray[np.i
         x, y = centres[i]
         holders = [c for c in range(len(card_boxes)) if _contains(card_boxes[c], x, y, 0.25 * heights[i])]
         if holders:
-            owner[i] = min(holders, key=lambda c: (round(_corner_distance(card_boxes[c], x, y), 1), areas[c]))
+            owner[i] = min(
+                holders, key=lambda c: (round(_corner_distance(card_boxes[c], x, y, upright), 1), areas[c])
+            )
     return owner
 
 
@@ -158,7 +166,7 @@ def index_corners(card_boxes: FloatArray, index_boxes: FloatArray) -> list[str |
     >>> index_corners(boxes, np.array([[2, 2, 10, 20], [53, 68, 61, 86], [300, 0, 310, 18]], np.float32))
     ['tl', 'br', None]
     """
-    return _corners(card_boxes, index_boxes, _owners(card_boxes, index_boxes))
+    return _corners(card_boxes, index_boxes, _owners(card_boxes, index_boxes, upright=True))
 
 
 def _corners(

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from assistant.detect.backends import Backend, Boxes, OnnxDetector, UltralyticsDetector, box_iou
-from assistant.detect.corners import card_quad, index_boxes
+from assistant.detect.corners import card_quad, face_share, index_boxes, upright_index_boxes
 from assistant.detect.grouping import group_cards, index_corners, read_card
 from assistant.detect.labels import chip_colour
 from assistant.detect.readers import OnnxReader
@@ -46,6 +46,13 @@ DUPLICATE_IOU = 0.8
 FACE_UP_WINS_IOU = 0.5  # read cards whose boxes overlap more than this are one card
 GEOMETRY_DUPLICATE_IOU = 0.3
 GEOMETRY_MIN_READING = 0.3  # a corner read by geometry alone must be this sure
+#: In an upright zone crop, a card box whose index stage 1 missed is read where its
+#: top-left index lies, when its corner shows this much card-face white (a back taken
+#: for a card shows next to none; readers without an "index" head only) and the
+#: reading is this sure.
+UPRIGHT_MIN_FACE = 0.2
+UPRIGHT_MIN_READING = 0.5
+UPRIGHT_MIN_INDEX = 0.5  # the reader's "index" head: is there a corner index there at all
 
 
 class ModelMissingError(FileNotFoundError):
@@ -222,12 +229,34 @@ class CardDetector:
         self, image: npt.NDArray[np.uint8], box: npt.NDArray[np.float32], conf: float
     ) -> Card | None:
         """A card box with no index found by stage 1: find its corners, read them there."""
+        if self.upright:
+            return self._read_upright_corner(image, box, conf)
         quad = card_quad(image, box)
         if quad is None:
             return None
         probs = self.index_reader.read_any_turn(image, index_boxes(quad))
         name, p = read_card(probs["rank"], probs["suit"])
         if p < GEOMETRY_MIN_READING or conf * p < self.min_card_confidence:
+            return None
+        return Card(name, tuple(float(v) for v in box), conf * p, by_geometry=True)  # type: ignore[arg-type]
+
+    def _read_upright_corner(
+        self, image: npt.NDArray[np.uint8], box: npt.NDArray[np.float32], conf: float
+    ) -> Card | None:
+        """An upright card box with no index found: read it where its top-left index lies.
+
+        The index is read at a few shifts of where the box says it is, and the readings
+        are averaged: a printed index reads the same at each, a picture does not. A
+        reader with an ``index`` head says whether there is an index there at all; with
+        an older reader, a corner without card-face white (a back, a hand) is not read.
+        """
+        if "index" not in self.index_reader.heads and face_share(image, box) < UPRIGHT_MIN_FACE:
+            return None
+        probs = self.index_reader.read(image, upright_index_boxes(box))
+        if "index" in probs and float(probs["index"][:, 1].mean()) < UPRIGHT_MIN_INDEX:
+            return None
+        name, p = read_card(probs["rank"].mean(0, keepdims=True), probs["suit"].mean(0, keepdims=True))
+        if p < UPRIGHT_MIN_READING or conf * p < self.min_card_confidence:
             return None
         return Card(name, tuple(float(v) for v in box), conf * p, by_geometry=True)  # type: ignore[arg-type]
 

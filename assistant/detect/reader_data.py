@@ -183,6 +183,78 @@ def index_crops(dataset: Path, split: str, patch: int, min_px: float) -> CropSet
     return out.result()
 
 
+#: Stand-ins for an index's size (1 mm/px) where an image has no labelled index.
+DEFAULT_INDEX_PX = (9.0, 20.0)
+
+
+def negative_crops(dataset: Path, split: str, patch: int, per_image: int, seed: int = 0) -> CropSet:
+    """Index-sized patches that show no corner index, cut as :func:`index_crops` cuts one.
+
+    They teach the index reader's ``index`` head to say "not an index": where a card box
+    whose index stage 1 missed is read by geometry, a back taken for a card, a court
+    picture or a pip must not come out as a card. Per image with cards, ``per_image``
+    boxes of the image's index size are drawn: where an upright card's top-left index
+    would lie on a face-down card, or anywhere on a card or back, and now and then
+    anywhere at all; none may come near a printed index (covered or not).
+    """
+    rng = np.random.default_rng(seed)
+    patches: list[npt.NDArray[np.uint8]] = []
+    decks: list[str] = []
+    for image_path, truth in _truth_files(dataset, split):
+        cards = [o for o in truth["objects"] if o["kind"] in ("card", "face_down") and o.get("corners")]
+        if not cards:
+            continue
+        image = cv2.imread(str(image_path))
+        if image is None:
+            continue
+        h, w = image.shape[:2]
+        indices = [quad_box(i["quad"]) for o in cards for i in o.get("indices", [])]
+        sizes = [(b[2] - b[0], b[3] - b[1]) for b in indices if b[3] - b[1] >= 6]
+        iw, ih = (
+            (float(np.median([s[0] for s in sizes])), float(np.median([s[1] for s in sizes])))
+            if sizes
+            else DEFAULT_INDEX_PX
+        )
+        backs = [quad_box(o["corners"]) for o in cards if o["kind"] == "face_down"]
+        made, tries = 0, 0
+        while made < per_image and tries < 20 * per_image:
+            tries += 1
+            bw, bh = iw * rng.uniform(0.8, 1.25), ih * rng.uniform(0.8, 1.25)
+            where = rng.random()
+            if where < 0.4 and backs:
+                x1, y1, x2, y2 = backs[int(rng.integers(len(backs)))]
+                cx = x1 + 0.1 * (x2 - x1) + rng.uniform(-3, 3)
+                cy = y1 + 0.15 * (y2 - y1) + rng.uniform(-3, 3)
+            elif where < 0.85:
+                x1, y1, x2, y2 = quad_box(cards[int(rng.integers(len(cards)))]["corners"])
+                cx, cy = rng.uniform(x1, x2), rng.uniform(y1, y2)
+            else:
+                cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+            if not (0 <= cx < w and 0 <= cy < h):
+                continue
+            if any(_near(b, cx, cy, bw, bh) for b in indices):
+                continue
+            box = (cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2)
+            patches.append(square_crop(image, box, patch, INFERENCE_SCALE * CONTEXT))
+            decks.append(truth["deck"])
+            made += 1
+    n = len(patches)
+    return CropSet(
+        np.stack(patches) if patches else np.zeros((0, patch, patch, 3), np.uint8),
+        np.full(n, NO_TARGET, np.int64),
+        np.full(n, NO_TARGET, np.int64),
+        decks,
+    )
+
+
+def _near(index: tuple[float, float, float, float], x: float, y: float, w: float, h: float) -> bool:
+    """Whether a box of size (w, h) centred at (x, y) would show much of ``index``."""
+    cx, cy = (index[0] + index[2]) / 2, (index[1] + index[3]) / 2
+    return abs(x - cx) < 0.75 * max(w, index[2] - index[0]) and abs(y - cy) < 0.75 * max(
+        h, index[3] - index[1]
+    )
+
+
 def closeup_index_crops(
     seed: int,
     images: int,

@@ -1,7 +1,8 @@
 """The stage-2 network: a small CNN over a crop with one softmax head per target.
 
 One architecture serves two readers: the corner-index reader (heads ``rank`` 13 and
-``suit`` 4) and the chip reader (head ``count``: 0 for unknown, else 1..MAX_CHIPS).
+``suit`` 4, and ``index`` 2 when trained with crops of no index too) and the chip
+reader (head ``count``: 0 for unknown, else 1..MAX_CHIPS).
 It also reads a card's upright left strip (index and pip column, see
 :func:`assistant.detect.crops.strip_crop`) with the heads of the index reader.
 The input is a float32 (N, 3, H, W) batch of BGR pixels in 0..255, as OpenCV reads them;
@@ -63,6 +64,8 @@ class CropReader(nn.Module):
 
 
 INDEX_HEADS = {"rank": 13, "suit": 4}
+#: The index reader with a third head: is this crop a corner index at all (1) or not (0)?
+CHECKED_INDEX_HEADS = {**INDEX_HEADS, "index": 2}
 
 
 def chip_heads(max_chips: int) -> dict[str, int]:

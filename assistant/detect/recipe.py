@@ -30,6 +30,9 @@ class ReaderRecipe:
     closeups: int = 0  # extra close-up scenes rendered for index crops (train split)
     val_closeups: int = 0
     closeup_seed: int = 1
+    font_indices: int = 0  # extra index crops drawn in system fonts (train split)
+    font_seed: int = 1
+    negatives: int = 0  # per image: index-sized crops of no index, for the reader's "index" head
     balance: bool = False  # weigh classes by inverse square-root frequency
     out: str = "runs/reader"
 

@@ -23,14 +23,16 @@ import torch.nn.functional as F
 from assistant.detect.labels import MAX_CHIPS
 from assistant.detect.reader_data import (
     CONTEXT,
+    INFERENCE_SCALE,
     NO_TARGET,
     CropSet,
     chip_crops,
     closeup_index_crops,
     index_crops,
+    negative_crops,
     strip_crops,
 )
-from assistant.detect.reader_model import INDEX_HEADS, CropReader, chip_heads
+from assistant.detect.reader_model import CHECKED_INDEX_HEADS, INDEX_HEADS, CropReader, chip_heads
 from assistant.detect.recipe import ReaderRecipe
 
 PATCH_FACTOR = CONTEXT  # patches are this much larger than the crop the reader sees
@@ -174,7 +176,7 @@ def train_reader(
     out.mkdir(parents=True, exist_ok=True)
     patch = math.ceil(recipe.crop * PATCH_FACTOR / 2) * 2
     if kind == "index":
-        heads = INDEX_HEADS
+        heads = CHECKED_INDEX_HEADS if recipe.negatives > 0 else INDEX_HEADS
 
         def make(split: str) -> CropSet:
             return index_crops(dataset, split, patch, recipe.min_index_px)
@@ -210,13 +212,48 @@ def train_reader(
                 train = train.concat(extra)
             else:
                 val = val.concat(extra)
+        if recipe.font_indices > 0:
+            n_fonts = recipe.font_indices
+
+            def draw() -> CropSet:
+                from assistant.synth.dataset import default_workers
+                from assistant.synth.font_indices import font_index_patches
+
+                def progress(done: int, total: int) -> None:
+                    log(f"font indices: {done}/{total} chunks")
+
+                patches, ranks, suits = font_index_patches(
+                    recipe.font_seed,
+                    n_fonts,
+                    patch,
+                    INFERENCE_SCALE * CONTEXT,
+                    workers=default_workers(),
+                    progress=progress,
+                )
+                return CropSet(patches, ranks, suits, ["font"] * len(ranks))
+
+            train = train.concat(load_or_make(out, f"fonts{n_fonts}_train", draw))
+        if recipe.negatives > 0:
+            for split in ("train", "val"):
+                per_image = recipe.negatives
+
+                def cut(split: str = split, per_image: int = per_image) -> CropSet:
+                    return negative_crops(dataset, split, patch, per_image, seed=0 if split == "train" else 1)
+
+                none = load_or_make(out, f"negatives{per_image}_{split}", cut)
+                if split == "train":
+                    train = train.concat(none)
+                else:
+                    val = val.concat(none)
     log(f"{kind} reader: {len(train.rank)} train crops, {len(val.rank)} val crops")
     if len(train.rank) == 0:
         raise ValueError(f"no {kind} crops in {dataset}")
 
     def targets(c: CropSet) -> list[torch.Tensor]:
-        t = [torch.from_numpy(c.rank), torch.from_numpy(c.suit)]
-        return t[: len(heads)]
+        rank, suit = torch.from_numpy(c.rank), torch.from_numpy(c.suit)
+        if "index" in heads:  # a crop with neither target is one of no index
+            return [rank, suit, ((rank != NO_TARGET) | (suit != NO_TARGET)).long()]
+        return [rank, suit][: len(heads)]
 
     x_train, y_train = _to_tensor(train.patches), targets(train)
     x_val, y_val = _to_tensor(val.patches), targets(val)

@@ -8,8 +8,11 @@ import sys
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
+from assistant.detect.backends import Boxes
+from assistant.detect.corners import face_share
 from assistant.detect.evaluate import Tally, match_cards, true_cards
 from assistant.detect.pipeline import MODELS_DIR, CardDetector, ImageError, read_image
 
@@ -133,3 +136,28 @@ def test_onnx_path_runs_without_torch_or_ultralytics() -> None:
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "[]"
+
+
+UPRIGHT = FIXTURES / "upright" / "penguins-0118-seat3.cards.png"  # 2 of clubs, then two Tux backs
+
+
+def _only(detector: CardDetector, kind: str, box: tuple[float, float, float, float]) -> Boxes:
+    """Stage-1 output with one box of ``kind`` and nothing else (no index found)."""
+    return Boxes(
+        np.array([box], np.float32), np.array([0.8], np.float32), np.array([detector._class[kind]], np.int64)
+    )
+
+
+def test_an_upright_card_whose_index_stage_1_missed_is_read_at_its_top_left_corner() -> None:
+    zones = CardDetector.for_zones(MODELS_DIR)
+    image = read_image(UPRIGHT)
+    found = zones.interpret(image, _only(zones, "card", (1, 22, 48, 110)))
+    assert [c.card for c in found.cards] == ["2c"]
+    assert found.cards[0].by_geometry
+
+
+def test_a_card_back_that_stage_1_took_for_a_card_is_not_read_as_one() -> None:
+    zones = CardDetector.for_zones(MODELS_DIR)
+    image = read_image(UPRIGHT)
+    assert face_share(image, (88, 23, 140, 102)) < 0.1 < face_share(image, (1, 22, 48, 110))
+    assert zones.interpret(image, _only(zones, "card", (88, 23, 140, 102))).cards == []

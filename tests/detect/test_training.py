@@ -6,6 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -173,3 +174,48 @@ def test_strip_reader_trains_on_zone_crops_and_reads_strips_from_index_boxes(
     probs = reader.read_strips(image, [(10, 10, 18, 28), (250, 100, 258, 118)])  # one half outside
     assert probs["rank"].shape == (2, 13) and probs["suit"].shape == (2, 4)
     np.testing.assert_allclose(probs["rank"].sum(1), 1, atol=1e-4)
+
+
+def test_negative_crops_are_index_sized_and_stay_clear_of_every_printed_index(tiny_zones: Path) -> None:
+    from assistant.detect.reader_data import NO_TARGET, negative_crops, quad_box
+
+    crops = negative_crops(tiny_zones, "train", 52, per_image=6, seed=3)
+    assert len(crops.rank) == 4 * 6  # the four zone crops all hold cards
+    assert (crops.rank == NO_TARGET).all() and (crops.suit == NO_TARGET).all()
+    again = negative_crops(tiny_zones, "train", 52, per_image=6, seed=3)
+    assert np.array_equal(crops.patches, again.patches)
+    # and none of them is cut where an index is: a crop of a labelled index differs
+    from assistant.detect.crops import square_crop
+    from assistant.detect.reader_data import CONTEXT, INFERENCE_SCALE
+
+    for jpg in sorted((tiny_zones / "images" / "train").glob("*.jpg")):
+        truth = json.loads((tiny_zones / "truth" / "train" / jpg.with_suffix(".json").name).read_text())
+        image = cv2.imread(str(jpg))
+        for obj in truth["objects"]:
+            for idx in obj.get("indices", []):
+                patch = square_crop(image, quad_box(idx["quad"]), 52, INFERENCE_SCALE * CONTEXT)
+                assert not any(np.array_equal(patch, p) for p in crops.patches)
+
+
+def test_index_reader_trained_with_negatives_has_an_index_head_and_font_crops_join_training(
+    tiny_zones: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assistant.detect.train_reader import export_reader, train_reader
+    from assistant.synth import font_indices
+
+    try:
+        font_indices.system_fonts()
+    except font_indices.NoFontsError as error:
+        pytest.skip(str(error))
+    out = tmp_path / "checked"
+    recipe = ReaderRecipe(crop=32, epochs=1, batch=32, out=str(out), negatives=3, font_indices=26)
+    lines: list[str] = []
+    best = train_reader("index", tiny_zones, recipe, log=lines.append)
+    assert (out / "crops_fonts26_train.npz").is_file() and (out / "crops_negatives3_val.npz").is_file()
+    history = json.loads((out / "history.json").read_text())
+    assert "val_index" in history[0]
+    reader = OnnxReader(export_reader(best, tmp_path / "checked.onnx"))
+    assert reader.heads == ("rank", "suit", "index")
+    image = (np.random.default_rng(0).random((130, 280, 3)) * 255).astype(np.uint8)
+    probs = reader.read(image, [(10, 10, 18, 28)])
+    assert probs["index"].shape == (1, 2)
