@@ -32,6 +32,7 @@ import numpy.typing as npt
 from PIL import Image, ImageDraw, ImageFont
 
 from assistant.detect.crops import square_crop
+from assistant.detect.labels import RANKS, SUITS
 
 Pixels = npt.NDArray[Any]  # an image or mask, uint8 or float32
 
@@ -47,9 +48,8 @@ FONT_PACKAGES = (
     "fonts-open-sans",
     "fonts-roboto-unhinted",
 )
-RANK_TEXT = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+RANK_TEXT = tuple("10" if r == "T" else r for r in RANKS)  # as printed, in the reader's order
 SUIT_CHARS = {"s": "\u2660", "h": "\u2665", "d": "\u2666", "c": "\u2663"}
-SUITS = "shdc"  # the order of assistant.detect.labels.SUITS
 _NOT_TEXT = ("math", "symbol", "d050000l", "dingbat", "keyboard", "z003", "display")
 PX_PER_MM = 8  # drawing resolution before the camera brings it down
 CANVAS_MM = 44

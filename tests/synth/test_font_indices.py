@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from assistant.detect.labels import SUITS, card_name
 from assistant.synth import font_indices
 from assistant.synth.font_indices import (
     FONT_PACKAGES,
-    SUITS,
     FontSet,
     NoFontsError,
     draw_index,
@@ -65,16 +65,18 @@ def test_every_card_is_drawn_equally_often_and_the_same_seed_draws_the_same(font
     assert not np.array_equal(patches, other)
 
 
-def test_hearts_and_diamonds_are_inked_red_spades_and_clubs_black_in_the_patch_centre(fonts: FontSet) -> None:
+def test_the_targets_name_the_drawn_card_in_the_readers_label_order(fonts: FontSet) -> None:
+    """A patch labelled (by :func:`assistant.detect.labels.card_name`) a heart or a diamond is
+    inked red, one labelled a spade or a club black: the reader learns the suit it sees."""
     rng = np.random.default_rng(0)
-    redness: dict[str, list[float]] = {s: [] for s in SUITS}
+    redness: dict[str, list[float]] = {s: [] for s in "cdhs"}
     for k in range(80):
-        suit = k % 4
-        patch = draw_index(rng, fonts, 52, CONTEXT, rank=k % 13, suit=suit).patch.astype(np.float32)
+        drawn = draw_index(rng, fonts, 52, CONTEXT, rank=k % 13, suit=k % 4)
+        patch = drawn.patch.astype(np.float32)
         centre = patch[16:36, 16:36]  # the index box fills the middle 1/1.84 of the patch
         dark = centre.sum(-1) < np.percentile(centre.sum(-1), 15)  # the ink
         b, g, r = (centre[..., c][dark].mean() for c in range(3))
-        redness[SUITS[suit]].append(r - (b + g) / 2)
+        redness[card_name(drawn.rank, drawn.suit)[-1]].append(r - (b + g) / 2)
     assert np.median(redness["h"]) > 40 and np.median(redness["d"]) > 40
     assert np.median(redness["s"]) < 15 and np.median(redness["c"]) < 15
 
@@ -84,10 +86,41 @@ def test_the_index_lies_in_the_middle_of_its_patch_like_a_labelled_one(fonts: Fo
     rng = np.random.default_rng(1)
     offsets = []
     for k in range(60):
-        patch = draw_index(rng, fonts, 52, CONTEXT, rank=k % 13, suit=1 + k % 2).patch.astype(np.float32)
+        red = SUITS.index("h") if k % 2 else SUITS.index("d")
+        patch = draw_index(rng, fonts, 52, CONTEXT, rank=k % 13, suit=red).patch.astype(np.float32)
         redness = patch[..., 2] - (patch[..., 0] + patch[..., 1]) / 2
         ys, xs = np.nonzero(redness > 60)
         if len(xs) > 10:
             offsets.append(np.hypot(xs.mean() - 25.5, ys.mean() - 25.5))
     assert len(offsets) > 40
     assert np.median(offsets) < 7  # px of 52: the index box spans the middle 28
+
+
+def test_the_pip_drawn_is_the_labelled_suits_and_the_rank_the_labelled_ranks(
+    fonts: FontSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    drawn_text: list[str] = []
+    drawn_polygons: list[str] = []
+    glyph, polygon = font_indices._glyph_mask, font_indices._suit_polygon
+
+    def spy_glyph(path: Path, text: str, height_px: int, squeeze: float) -> np.ndarray:
+        drawn_text.append(text)
+        return glyph(path, text, height_px, squeeze)
+
+    def spy_polygon(suit: str, height_px: int, rng: np.random.Generator) -> np.ndarray:
+        drawn_polygons.append(suit)
+        return polygon(suit, height_px, rng)
+
+    monkeypatch.setattr(font_indices, "_glyph_mask", spy_glyph)
+    monkeypatch.setattr(font_indices, "_suit_polygon", spy_polygon)
+    symbols = {"\u2660": "s", "\u2665": "h", "\u2666": "d", "\u2663": "c"}
+    rng = np.random.default_rng(2)
+    for k in range(52):
+        drawn_text.clear()
+        drawn_polygons.clear()
+        index = draw_index(rng, fonts, 52, CONTEXT, rank=k % 13, suit=k // 13)
+        name = card_name(index.rank, index.suit)
+        rank_text = drawn_text[0]
+        pips = [symbols[t] for t in drawn_text[1:] if t in symbols] + drawn_polygons[:1]
+        assert ("T" if rank_text == "10" else rank_text) == name[:-1]
+        assert pips[0] == name[-1]
