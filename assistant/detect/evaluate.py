@@ -118,12 +118,14 @@ class Report:
     chips: ChipTally = field(default_factory=ChipTally)
     pairs: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
+    per_deck: dict[str, Tally] = field(default_factory=dict)  # all labelled cards, per deck design
 
     def to_json(self) -> dict[str, Any]:
         return {
             "images": self.images,
             "card_identity_all_labelled": self.all_cards.to_json(),
             "card_identity_index_visible": self.readable_cards.to_json(),
+            "card_identity_per_deck": {d: t.to_json() for d, t in sorted(self.per_deck.items())},
             "chips": self.chips.to_json(),
             "ms_per_image": round(1000 * self.seconds / max(self.images, 1), 1),
         }
@@ -150,6 +152,7 @@ def evaluate(
         report.images += 1
         tally, pairs = match_cards(det, true_cards(truth, readable=False))
         report.all_cards.add(tally)
+        report.per_deck.setdefault(str(truth.get("deck", "?")), Tally()).add(tally)
         report.pairs += pairs
         report.readable_cards.add(match_cards(det, true_cards(truth, readable=True))[0])
         if chip_side is not None:

@@ -161,3 +161,32 @@ def test_a_card_back_that_stage_1_took_for_a_card_is_not_read_as_one() -> None:
     image = read_image(UPRIGHT)
     assert face_share(image, (88, 23, 140, 102)) < 0.1 < face_share(image, (1, 22, 48, 110))
     assert zones.interpret(image, _only(zones, "card", (88, 23, 140, 102))).cards == []
+
+
+def test_evaluation_counts_a_perfect_reading_as_f1_one_and_splits_it_per_deck(tmp_path: Path) -> None:
+    import shutil
+
+    from assistant.detect.evaluate import evaluate
+    from assistant.detect.pipeline import Card, Detection
+
+    for kind in ("images", "truth"):
+        (tmp_path / kind / "test").mkdir(parents=True)
+    for jpg in IMAGES:
+        shutil.copy(jpg, tmp_path / "images" / "test" / jpg.name)
+        shutil.copy(jpg.with_suffix(".json"), tmp_path / "truth" / "test" / jpg.with_suffix(".json").name)
+    truths = {p.name: json.loads(p.with_suffix(".json").read_text()) for p in IMAGES}
+
+    def perfect(image: np.ndarray, name: str) -> Detection:
+        cards = []
+        for card, poly in true_cards(truths[name], readable=False):
+            x, y = poly.mean(axis=0)
+            cards.append(Card(card, (x - 1, y - 1, x + 1, y + 1), 0.9))
+        return Detection(name, cards)
+
+    report = evaluate(perfect, tmp_path, "test")
+    assert report.images == len(IMAGES) and report.all_cards.f1 == 1.0
+    per_deck = report.to_json()["card_identity_per_deck"]
+    assert set(per_deck) == {t["deck"] for t in truths.values()}
+    assert sum(t["tp"] for t in per_deck.values()) == report.all_cards.tp > 0
+    blind = evaluate(lambda image, name: Detection(name), tmp_path, "test")
+    assert blind.all_cards.recall == 0.0 and blind.all_cards.fn == report.all_cards.tp
