@@ -101,15 +101,22 @@ def index_boxes(quad: FloatArray) -> list[tuple[float, float, float, float]]:
     return out
 
 
-def upright_index_boxes(box: Box, shifts: tuple[float, ...] = UPRIGHT_SHIFTS) -> list[Box]:
-    """Candidate boxes of the top-left index of an upright card whose box is ``box``.
+def upright_index_boxes(
+    box: Box, shifts: tuple[float, ...] = UPRIGHT_SHIFTS, corner: str = "tl"
+) -> list[Box]:
+    """Candidate boxes of the ``corner`` ("tl" or "br") index of an upright card whose box
+    is ``box``: the top-left index, or the bottom-right one printed upside down.
 
     >>> upright_index_boxes((0, 0, 63, 88), shifts=(0.0,))
     [(1.26, 2.64, 11.97, 23.76)]
+    >>> upright_index_boxes((0, 0, 63, 88), shifts=(0.0,), corner="br")
+    [(51.03, 64.24, 61.74, 85.36)]
     """
     x1, y1, x2, y2 = (float(v) for v in box)
     w, h = x2 - x1, y2 - y1
     u0, v0, u1, v1 = UPRIGHT_INDEX_BOX
+    if corner == "br":
+        u0, v0, u1, v1 = 1 - u1, 1 - v1, 1 - u0, 1 - v0
     a, b, c, d = x1 + u0 * w, y1 + v0 * h, x1 + u1 * w, y1 + v1 * h
     return [tuple(round(v, 2) for v in (a + dx, b + dy, c + dx, d + dy)) for dx in shifts for dy in shifts]
 

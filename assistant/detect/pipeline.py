@@ -250,19 +250,29 @@ class CardDetector:
     def _read_upright_corner(
         self, image: npt.NDArray[np.uint8], box: npt.NDArray[np.float32], conf: float
     ) -> Card | None:
-        """An upright card box with no index found: read it where its top-left index lies.
+        """An upright card box with no index found: read it where its indices lie.
 
-        The index is read at a few shifts of where the box says it is, and the readings
-        are averaged: a printed index reads the same at each, a picture does not. A
-        reader with an ``index`` head says whether there is an index there at all; with
-        an older reader, a corner without card-face white (a back, a hand) is not read.
+        Each corner index is read at a few shifts of where the box says it is, and the
+        readings are averaged: a printed index reads the same at each, a picture does not.
+        A reader with an ``index`` head says whether a corner shows an index at all: the
+        top-left one and, where the next card of a row does not cover it, the bottom-right
+        one (read turned half round) count, their probabilities multiplied. With an older
+        reader only the top-left corner is read, and not at all where it shows no
+        card-face white (a back, a hand).
         """
-        if "index" not in self.index_reader.heads and face_share(image, box) < UPRIGHT_MIN_FACE:
+        checked = "index" in self.index_reader.heads
+        if not checked and face_share(image, box) < UPRIGHT_MIN_FACE:
             return None
-        probs = self.index_reader.read(image, upright_index_boxes(box))
-        if "index" in probs and float(probs["index"][:, 1].mean()) < UPRIGHT_MIN_INDEX:
+        ranks, suits = [], []
+        for corner, turns in (("tl", 0), ("br", 2)) if checked else (("tl", 0),):
+            probs = self.index_reader.read_turned(image, upright_index_boxes(box, corner=corner), turns)
+            if checked and float(probs["index"][:, 1].mean()) < UPRIGHT_MIN_INDEX:
+                continue
+            ranks.append(probs["rank"].mean(0))
+            suits.append(probs["suit"].mean(0))
+        if not ranks:
             return None
-        name, p = read_card(probs["rank"].mean(0, keepdims=True), probs["suit"].mean(0, keepdims=True))
+        name, p = read_card(np.stack(ranks), np.stack(suits))
         if p < UPRIGHT_MIN_READING or conf * p < self.min_card_confidence:
             return None
         return Card(name, tuple(float(v) for v in box), conf * p, by_geometry=True)  # type: ignore[arg-type]

@@ -138,7 +138,8 @@ def class_weights(targets: torch.Tensor, classes: int) -> torch.Tensor:
 
 
 def _to_tensor(patches: np.ndarray) -> torch.Tensor:
-    return torch.from_numpy(patches).permute(0, 3, 1, 2).float().contiguous()
+    """N x 3 x H x W uint8: a batch becomes float when it is used (a quarter of the memory)."""
+    return torch.from_numpy(patches).permute(0, 3, 1, 2).contiguous()
 
 
 def _accuracy(model: CropReader, x: torch.Tensor, targets: list[torch.Tensor]) -> list[float]:
@@ -263,6 +264,8 @@ def train_reader(
     ]
     width = recipe.crop_width or recipe.crop
     model = CropReader(heads, recipe.crop, width, tuple(recipe.channels))  # type: ignore[arg-type]
+    if recipe.init and not resume:
+        log(f"starting from {recipe.init}: {initialise(model, Path(recipe.init))}")
     size: int | tuple[int, int] = (recipe.crop, width) if kind == "strips" else recipe.crop
     total = epochs or recipe.epochs
     opt = torch.optim.AdamW(model.parameters(), lr=recipe.lr, weight_decay=1e-4)
@@ -293,7 +296,7 @@ def train_reader(
         loss_sum = 0.0
         for i in range(0, n, recipe.batch):
             idx = order[i : i + recipe.batch]
-            xb = augment(x_train[idx], size, gen, strong=True)
+            xb = augment(x_train[idx].float(), size, gen, strong=True)
             loss = torch.zeros(())
             for logit, t, w in zip(model.logits(xb), y_train, weights, strict=True):
                 tb = t[idx]
@@ -305,7 +308,7 @@ def train_reader(
             sched.step()
             loss_sum += loss.item() * len(idx)
         spent += time.perf_counter() - t0
-        acc = _accuracy(model, augment(x_val, size, gen, strong=False), y_val)
+        acc = _accuracy(model, augment(x_val.float(), size, gen, strong=False), y_val)
         score = float(np.mean(acc))
         history.append(
             {"epoch": epoch + 1, "seconds": round(spent, 1), "loss": loss_sum / n}
@@ -338,6 +341,20 @@ def train_reader(
         )
         (out / "history.json").write_text(json.dumps(history, indent=1) + "\n")
     return out / "best.pt"
+
+
+def initialise(model: CropReader, weights: Path) -> str:
+    """Load every tensor of the checkpoint ``weights`` whose name and shape fit ``model``
+    (a reader gaining a head keeps what it learned); says how many tensors it took."""
+    try:
+        state = torch.load(weights, weights_only=False)["model"]
+    except (OSError, KeyError, RuntimeError) as error:
+        raise ValueError(f"cannot start from {weights}: {error}") from error
+    own = model.state_dict()
+    fits = {k: v for k, v in state.items() if k in own and own[k].shape == v.shape}
+    own.update(fits)
+    model.load_state_dict(own)
+    return f"{len(fits)} of {len(own)} tensors"
 
 
 def export_reader(weights: Path, out: Path) -> Path:

@@ -219,3 +219,26 @@ def test_index_reader_trained_with_negatives_has_an_index_head_and_font_crops_jo
     image = (np.random.default_rng(0).random((130, 280, 3)) * 255).astype(np.uint8)
     probs = reader.read(image, [(10, 10, 18, 28)])
     assert probs["index"].shape == (1, 2)
+
+
+def test_a_reader_gaining_an_index_head_starts_from_what_the_old_reader_learned(tmp_path: Path) -> None:
+    import torch
+
+    from assistant.detect.reader_model import CHECKED_INDEX_HEADS, INDEX_HEADS, CropReader
+    from assistant.detect.train_reader import initialise
+
+    torch.manual_seed(0)
+    old = CropReader(INDEX_HEADS)
+    torch.save({"model": old.state_dict()}, tmp_path / "best.pt")
+    torch.manual_seed(1)
+    new = CropReader(CHECKED_INDEX_HEADS)
+    fresh_head = new.heads[2].weight.detach().clone()
+    said = initialise(new, tmp_path / "best.pt")
+    assert said == f"{len(old.state_dict())} of {len(new.state_dict())} tensors"
+    for (name, a), b in zip(
+        old.state_dict().items(), [new.state_dict()[k] for k in old.state_dict()], strict=True
+    ):
+        assert torch.equal(a, b), name
+    assert torch.equal(new.heads[2].weight, fresh_head)  # the new head starts fresh
+    with pytest.raises(ValueError, match="cannot start from"):
+        initialise(new, tmp_path / "absent.pt")
