@@ -53,8 +53,6 @@ GEOMETRY_MIN_READING = 0.3  # a corner read by geometry alone must be this sure
 UPRIGHT_MIN_FACE = 0.2
 UPRIGHT_MIN_READING = 0.5
 UPRIGHT_MIN_INDEX = 0.5  # the reader's "index" head: is there a corner index there at all
-#: Zone crops: each corner index is read at its box and one pixel off it each way, averaged.
-ZONE_READ_JITTER_PX = 1.0
 
 
 class ModelMissingError(FileNotFoundError):
@@ -160,10 +158,8 @@ class CardDetector:
         min_card_confidence: float = 0.05,
         upright: bool = False,
         min_card_px: tuple[float, float] | None = None,
-        jitter: float = 0.0,
     ) -> None:
         self.detector = detector
-        self.jitter = jitter  # pixels: read each index at small shifts too (see OnnxReader.read)
         self.min_card_px = min_card_px  # (w, h): smaller card boxes off the edge are dropped
         self.upright = upright  # indices stand upright (rectified zone crops): read them as they are
         self.index_reader = index_reader
@@ -185,7 +181,6 @@ class CardDetector:
         threads: int = 0,
         upright: bool = False,
         min_card_px: tuple[float, float] | None = None,
-        jitter: float = 0.0,
     ) -> CardDetector:
         def need(name: str) -> Path:
             path = models / name
@@ -208,7 +203,6 @@ class CardDetector:
             strip_reader=OnnxReader(strips, threads) if upright and strips.is_file() else None,
             upright=upright,
             min_card_px=min_card_px,
-            jitter=jitter,
         )
 
     @classmethod
@@ -222,7 +216,6 @@ class CardDetector:
             threads=threads,
             upright=True,
             min_card_px=ZONE_MIN_CARD_PX,
-            jitter=ZONE_READ_JITTER_PX,
         )
 
     def detect_file(self, path: Path) -> Detection:
@@ -300,9 +293,9 @@ class CardDetector:
                 if self.strip_reader is not None:
                     p = self.strip_reader.read_strips(image, boxes)
                 else:
-                    p = self.index_reader.read(image, boxes, jitter=self.jitter)
+                    p = self.index_reader.read(image, boxes)
             elif corner == "br":
-                p = self.index_reader.read_turned(image, boxes, 2, jitter=self.jitter)
+                p = self.index_reader.read_turned(image, boxes, 2)
             else:
                 p = self.index_reader.read_any_turn(image, boxes)
             rank[members], suit[members] = p["rank"], p["suit"]

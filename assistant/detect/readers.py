@@ -11,8 +11,6 @@ import numpy.typing as npt
 from assistant.detect.crops import Box, batch_crops, strip_crop
 
 INDEX_CROP_SCALE = 1.15  # the crop the reader saw in training (see reader_data)
-#: Offsets (in units of ``jitter`` pixels) at which a jittered read looks at each box.
-JITTER_OFFSETS = ((0, 0), (1, 0), (-1, 0), (0, 1), (0, -1))
 
 
 class OnnxReader:
@@ -31,16 +29,9 @@ class OnnxReader:
         self.width = int(inp.shape[3])
         self.heads = tuple(o.name for o in self.session.get_outputs())
 
-    def read(
-        self, image: npt.NDArray[np.uint8], boxes: Sequence[Box], *, jitter: float = 0.0
-    ) -> dict[str, npt.NDArray[np.float32]]:
-        """Probabilities per head, (N, classes), for the crops of ``boxes``.
-
-        ``jitter`` > 0: each box is also read moved that many pixels left, right, up and
-        down, and the five readings are averaged (a detector's box wobbles by about a
-        pixel, and a reading that holds under the wobble is the surer one).
-        """
-        return self.read_turned(image, boxes, 0, jitter=jitter)
+    def read(self, image: npt.NDArray[np.uint8], boxes: Sequence[Box]) -> dict[str, npt.NDArray[np.float32]]:
+        """Probabilities per head, (N, classes), for the crops of ``boxes``."""
+        return self._run(batch_crops(image, boxes, self.size, INDEX_CROP_SCALE))
 
     def read_strips(
         self, image: npt.NDArray[np.uint8], boxes: Sequence[Box]
@@ -51,26 +42,11 @@ class OnnxReader:
         return self._run(np.stack([strip_crop(image, b) for b in boxes]))
 
     def read_turned(
-        self, image: npt.NDArray[np.uint8], boxes: Sequence[Box], turns: int, *, jitter: float = 0.0
+        self, image: npt.NDArray[np.uint8], boxes: Sequence[Box], turns: int
     ) -> dict[str, npt.NDArray[np.float32]]:
         """Like :meth:`read`, each crop first turned ``turns`` quarter turns (``np.rot90``)."""
-        n = len(boxes)
-        if jitter > 0 and n:
-            boxes = [
-                (
-                    float(b[0]) + dx * jitter,
-                    float(b[1]) + dy * jitter,
-                    float(b[2]) + dx * jitter,
-                    float(b[3]) + dy * jitter,
-                )
-                for dx, dy in JITTER_OFFSETS
-                for b in boxes
-            ]
         crops = batch_crops(image, boxes, self.size, INDEX_CROP_SCALE)
-        probs = self._run(np.ascontiguousarray(np.rot90(crops, turns, axes=(1, 2))))
-        if jitter > 0 and n:
-            return {h: p.reshape(len(JITTER_OFFSETS), n, -1).mean(0) for h, p in probs.items()}
-        return probs
+        return self._run(np.ascontiguousarray(np.rot90(crops, turns, axes=(1, 2))))
 
     def read_any_turn(
         self, image: npt.NDArray[np.uint8], boxes: Sequence[Box]
