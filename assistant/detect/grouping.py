@@ -82,7 +82,7 @@ def group_cards(
         else np.zeros(0)
     )
     owner = _owners(card_boxes, index_boxes, upright)
-    corners = _corners(card_boxes, index_boxes, owner) if upright else [None] * n_idx
+    corners: list[str | None] = _corners(card_boxes, index_boxes, owner) if upright else [None] * n_idx
     groups: list[tuple[int, list[int]]] = []  # (card box or -1, indices)
     for c in range(len(card_boxes)):
         members = [i for i in range(n_idx) if owner[i] == c]
@@ -93,8 +93,15 @@ def group_cards(
             present = {corners[i] for i in members}
             kept = [next(i for i in members if corners[i] == k) for k in ("tl", "br") if k in present]
             kept = kept or [members[0]]
-            # the rest are cards of their own, unless they sit on a kept index (a duplicate)
-            apart = [i for i in members if i not in kept and not _on_any(centres[i], index_boxes[kept])]
+            # the rest are cards of their own, unless they sit on or beside a kept index of
+            # the same corner (a second, shifted box of that index: a card has one there)
+            apart = [
+                i
+                for i in members
+                if i not in kept
+                and not _on_any(centres[i], index_boxes[kept])
+                and not any(_beside(i, k, corners, centres, heights) for k in kept)
+            ]
             groups.append((c, kept))
             groups += [(-1, [i]) for i in apart]
             continue
@@ -132,6 +139,17 @@ def group_cards(
             ReadCard(name, box, det * p, tuple(members), c)  # type: ignore[arg-type]
         )
     return cards
+
+
+def _beside(
+    i: int,
+    k: int,
+    corners: list[str | None],
+    centres: npt.NDArray[np.floating],
+    heights: npt.NDArray[np.floating],
+) -> bool:
+    """Index ``i`` lies in the same corner as index ``k``, within half ``k``'s height of it."""
+    return corners[i] == corners[k] and float(np.hypot(*(centres[i] - centres[k]))) < 0.5 * float(heights[k])
 
 
 def _on_any(point: npt.NDArray[np.floating], boxes: FloatArray) -> bool:

@@ -53,6 +53,9 @@ GEOMETRY_MIN_READING = 0.3  # a corner read by geometry alone must be this sure
 UPRIGHT_MIN_FACE = 0.2
 UPRIGHT_MIN_READING = 0.5
 UPRIGHT_MIN_INDEX = 0.5  # the reader's "index" head: is there a corner index there at all
+#: In a zone crop, a stage-1 index box that a reader with an "index" head gives less
+#: than this is no index (a pip, a bit of a court picture): it is left out before grouping.
+STAGE1_MIN_INDEX = 0.5
 
 
 class ModelMissingError(FileNotFoundError):
@@ -284,6 +287,7 @@ class CardDetector:
         n = len(index_boxes)
         rank = np.zeros((n, 13), np.float32)
         suit = np.zeros((n, 4), np.float32)
+        index = np.ones(n, np.float32)  # is it an index at all (1 where the reader cannot say)
         groups: dict[str, list[int]] = {}
         for i, corner in enumerate(corners):
             groups.setdefault(corner or "", []).append(i)
@@ -299,7 +303,9 @@ class CardDetector:
             else:
                 p = self.index_reader.read_any_turn(image, boxes)
             rank[members], suit[members] = p["rank"], p["suit"]
-        return {"rank": rank, "suit": suit}
+            if "index" in p:
+                index[members] = p["index"][:, 1]
+        return {"rank": rank, "suit": suit, "index": index}
 
     def _of(self, boxes: Boxes, name: str) -> Boxes:
         return boxes.select(boxes.cls == self._class.get(name, -1))
@@ -320,6 +326,10 @@ class CardDetector:
                 probs = self._read_upright(image, cards.xyxy, indices.xyxy)
             else:
                 probs = self.index_reader.read_any_turn(image, list(indices.xyxy))
+            if self.upright and "index" in probs:  # stage-1 boxes the reader says show no index
+                real = np.asarray(probs["index"]).reshape(len(indices), -1)[:, -1] >= STAGE1_MIN_INDEX
+                indices = indices.select(real)
+                probs = {h: v[real] for h, v in probs.items()}
             grouped = group_cards(
                 cards.xyxy, cards.conf, indices.xyxy, probs["rank"], probs["suit"], upright=self.upright
             )

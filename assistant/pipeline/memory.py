@@ -5,9 +5,12 @@ row. Later the next card covers most of it and only its corner index shows, whic
 reader gets wrong more often. :class:`CardMemory` remembers, per zone, each face-up card
 by where its top-left index lies and the surest reading it ever had there; a later,
 less sure reading of a different card at the same place is taken for a misread and
-replaced by the remembered card. A surer reading wins over the memory (the first look
-was the poor one). A card that is not seen at its place for ``forget_after`` readings
-(picked up, turned over, pushed away) is forgotten, and an empty zone forgets all.
+replaced by the remembered card. A surer reading of another card wins over the memory
+(the first look was the poor one) once it has been read there ``switch_after`` times in
+a row: a card sliding in beside it, or a hand passing, shows a corner that reads surely
+as something else for a frame or two. A card that is not seen at its place for
+``forget_after`` readings (picked up, turned over, pushed away) is forgotten, and an
+empty zone forgets all.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ class _Seen:
     card: str
     confidence: float
     missed: int = 0
+    challenger: str = ""  # a surer reading of another card at this place ...
+    challenges: int = 0  # ... and how many times in a row it was read
 
 
 class CardMemory:
@@ -41,11 +46,15 @@ class CardMemory:
     >>> again = {"cards": [{"card": "Jc", "box": [31, 20, 94, 108], "confidence": 0.4}]}
     >>> memory.recall("seat2.cards", again)["cards"][0]["confidence"]  # as sure as it ever was
     0.9
+    >>> surer = {"cards": [{"card": "Js", "box": [31, 20, 94, 108], "confidence": 0.95}]}
+    >>> [memory.recall("seat2.cards", surer)["cards"][0]["card"] for _ in range(3)]
+    ['Jc', 'Jc', 'Js']
     """
 
-    def __init__(self, reach_px: float = 12.0, forget_after: int = 5) -> None:
+    def __init__(self, reach_px: float = 12.0, forget_after: int = 5, switch_after: int = 3) -> None:
         self.reach_px = reach_px
         self.forget_after = forget_after
+        self.switch_after = switch_after
         self._zones: dict[str, list[_Seen]] = {}
 
     def forget(self, key: str | None = None) -> None:
@@ -87,12 +96,21 @@ class CardMemory:
             if memo.card == name:  # read again: as sure as it ever was
                 memo.x, memo.y = x, y
                 memo.confidence = max(memo.confidence, confidence)
+                memo.challenger, memo.challenges = "", 0
                 out.append({**item, "confidence": memo.confidence})
-            elif confidence > memo.confidence:  # the first look was the poor one
-                memo.x, memo.y, memo.card, memo.confidence = x, y, name, confidence
-                out.append(dict(item))
-            else:  # a less sure reading of another card where this one lies: a misread
-                out.append({**item, "card": memo.card, "confidence": memo.confidence})
+                continue
+            if confidence > memo.confidence:  # the first look may have been the poor one
+                same = memo.challenger == name
+                memo.challenger, memo.challenges = name, memo.challenges + 1 if same else 1
+                if memo.challenges >= self.switch_after:
+                    memo.x, memo.y, memo.card, memo.confidence = x, y, name, confidence
+                    memo.challenger, memo.challenges = "", 0
+                    out.append(dict(item))
+                    continue
+            else:
+                memo.challenger, memo.challenges = "", 0
+            # another card read where this one lies, less surely or not yet for long: a misread
+            out.append({**item, "card": memo.card, "confidence": memo.confidence})
         for k, s in enumerate(seen):
             if k not in matched:
                 s.missed += 1

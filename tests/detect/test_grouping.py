@@ -145,3 +145,17 @@ def test_in_an_upright_zone_a_second_box_on_a_cards_index_is_no_card_of_its_own(
     rank, suit = _probs(["Jd", "Qd", "Jd"])
     cards = group_cards(card, np.ones(1, np.float32), indices, rank, suit, upright=True)
     assert [c.card for c in cards] == ["Jd"]
+
+
+def test_in_an_upright_zone_a_shifted_second_box_beside_a_cards_index_is_no_card_of_its_own() -> None:
+    """Held-out video, frame 318: a queen's index found twice, the second box a few pixels
+    off and read as a ten; a card has one top-left index."""
+    card = _boxes((106, 21, 165, 107))
+    indices = _boxes((109, 22, 119, 44), (107, 24, 114, 41))  # centres 5 px apart, no overlap of centres
+    rank, suit = _probs(["Qh", "Th"])
+    cards = group_cards(card, np.ones(1, np.float32), indices, rank, suit, upright=True)
+    assert [c.card for c in cards] == ["Qh"]
+    # an index further along the top edge (a covered card's, showing through) stays a card
+    indices = _boxes((109, 22, 119, 44), (128, 22, 138, 44))
+    cards = group_cards(card, np.ones(1, np.float32), indices, rank, suit, upright=True)
+    assert sorted(c.card for c in cards) == ["Qh", "Th"]
