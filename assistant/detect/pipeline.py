@@ -34,6 +34,9 @@ ZONE_IMGSZ = 320  # stage-1 input for the camera pipeline's 1 mm/px zone crops
 #: Stage-1 confidence on zone crops: a count of face-down cards must not take in the
 #: faint second guesses that a photo's search for every card can afford to keep.
 ZONE_CONF = 0.3
+#: ... but corner indices are kept from this confidence on when the reader has an "index"
+#: head to tell a faint printed index from a pip or a picture (see STAGE1_MIN_INDEX).
+ZONE_INDEX_CONF = 0.15
 #: In a 1 mm/px zone crop a card's box (its whole outline, covered parts included) is
 #: about 63 x 88 px; a box of a card or card back much smaller than this that does not
 #: touch the crop's edge is a sliver, not a card.
@@ -161,8 +164,12 @@ class CardDetector:
         min_card_confidence: float = 0.05,
         upright: bool = False,
         min_card_px: tuple[float, float] | None = None,
+        min_conf: float = 0.0,
     ) -> None:
         self.detector = detector
+        # stage-1 boxes below this are dropped, but for corner indices where the reader has
+        # an "index" head to check them (stage 1 then runs with a lower threshold)
+        self.min_conf = min_conf
         self.min_card_px = min_card_px  # (w, h): smaller card boxes off the edge are dropped
         self.upright = upright  # indices stand upright (rectified zone crops): read them as they are
         self.index_reader = index_reader
@@ -184,6 +191,7 @@ class CardDetector:
         threads: int = 0,
         upright: bool = False,
         min_card_px: tuple[float, float] | None = None,
+        min_conf: float = 0.0,
     ) -> CardDetector:
         def need(name: str) -> Path:
             path = models / name
@@ -206,6 +214,7 @@ class CardDetector:
             strip_reader=OnnxReader(strips, threads) if upright and strips.is_file() else None,
             upright=upright,
             min_card_px=min_card_px,
+            min_conf=min_conf,
         )
 
     @classmethod
@@ -215,10 +224,11 @@ class CardDetector:
             models,
             backend=backend,
             imgsz=ZONE_IMGSZ,
-            conf=ZONE_CONF,
+            conf=ZONE_INDEX_CONF,
             threads=threads,
             upright=True,
             min_card_px=ZONE_MIN_CARD_PX,
+            min_conf=ZONE_CONF,
         )
 
     def detect_file(self, path: Path) -> Detection:
@@ -313,6 +323,9 @@ class CardDetector:
     def interpret(self, image: npt.NDArray[np.uint8], boxes: Boxes, name: str = "") -> Detection:
         """Stage 2 over stage-1 ``boxes``: read indices, group them, count chips."""
         out = Detection(name)
+        if self.min_conf > 0 and len(boxes):
+            checked = self._class.get("index", -1) if "index" in self.index_reader.heads else -1
+            boxes = boxes.select((boxes.conf >= self.min_conf) | (boxes.cls == checked))
         card_classes = {self._class[k] for k in ("card", "face_down") if k in self._class}
         boxes = boxes.without_contained(card_classes)
         if "index" in self._class:

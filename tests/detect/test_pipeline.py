@@ -217,3 +217,16 @@ def test_a_stage_1_index_box_on_a_card_back_is_no_index_and_makes_no_card() -> N
     assert zones.interpret(image, stage_1(((88, 23, 140, 102), "card"), (belly, "index"))).cards == []
     two = zones.interpret(image, stage_1(((1, 22, 48, 110), "card"), (corner, "index"))).cards
     assert [c.card for c in two] == ["2c"] and not two[0].by_geometry
+
+
+def test_in_zones_a_faint_index_is_kept_for_the_index_head_and_other_faint_boxes_are_not() -> None:
+    zones = CardDetector.for_zones(MODELS_DIR)
+    image = read_image(UPRIGHT)
+    found = Boxes(
+        np.array([(1, 22, 48, 110), (2, 24, 11, 45), (88, 23, 140, 102)], np.float32),
+        np.array([0.8, 0.2, 0.2], np.float32),  # the index and the back both faint
+        np.array([zones._class[k] for k in ("card", "index", "face_down")], np.int64),
+    )
+    read = zones.interpret(image, found)
+    assert [(c.card, c.by_geometry) for c in read.cards] == [("2c", False)]  # read at its index
+    assert read.face_down == []  # a faint back is not counted
