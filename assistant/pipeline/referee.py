@@ -177,8 +177,9 @@ class Referee:
                 return self._try([BustShown(seat, tuple(new_up))], change.frame, change.zone)
             return self._query(change, f"{name} turned up {', '.join(map(str, new_up))} during {phase.value}")
         if down_delta < 0:
+            seen = f"only {', '.join(map(str, new_up))}" if new_up else "nothing"
             return self._query(
-                change, f"{name} has {-down_delta} face-down card(s) fewer but nothing new face up"
+                change, f"{name} has {-down_delta} face-down card(s) fewer but {seen} new face up"
             )
         arrivals: list[Card | None] = [*new_up, *([None] * down_delta)]
         return self._on_arrivals(seat, arrivals, change)

@@ -228,3 +228,29 @@ def test_a_shown_hand_lists_its_cards_in_the_order_they_lie() -> None:
     t.set(seat_zone(0), "6d 9s")
     t.hold()
     assert t.session.state.phase is Phase.COMPLETE
+
+
+def test_cards_turned_up_that_do_not_add_up_are_asked_about_naming_those_read() -> None:
+    t = _fifteen_thirty_five_dealt()
+    t.set(seat_zone(1), "9c", down=1)  # two backs gone, one card read
+    out = t.hold()
+    queries = [o for o in out if isinstance(o, DealerQuery)]
+    assert not applied(out)
+    assert [q.message for q in queries] == ["Ben has 2 face-down card(s) fewer but only 9c new face up"]
+    other = _fifteen_thirty_five_dealt()
+    other.set(seat_zone(1), "", down=2)  # one back gone, nothing read
+    out = other.hold()
+    assert [o.message for o in out if isinstance(o, DealerQuery)] == [
+        "Ben has 1 face-down card(s) fewer but nothing new face up"
+    ]
+
+
+def _fifteen_thirty_five_dealt() -> Table:
+    t = Table("fifteen-thirty-five", players=2)
+    t.session.start_hand()
+    for _ in range(3):
+        for seat in (1, 0):
+            cur = t.zones.get(seat_zone(seat), ZoneRead.of())
+            t.set(seat_zone(seat), "", down=cur.face_down + 1)
+            t.hold()
+    return t
