@@ -178,13 +178,7 @@ def test_a_card_to_a_frozen_player_is_refused_and_raised() -> None:
 
 
 def test_exposed_cards_and_declarations_in_fifteen_thirty_five() -> None:
-    t = Table("fifteen-thirty-five", players=2)
-    t.session.start_hand()
-    for _ in range(3):
-        for seat in (1, 0):
-            cur = t.zones.get(seat_zone(seat), ZoneRead.of())
-            t.set(seat_zone(seat), "", down=cur.face_down + 1)
-            t.hold()
+    t = _fifteen_thirty_five_dealt()
     t.set(seat_zone(1), "9c", down=2)
     out = t.hold()
     assert type(applied(out)[0]).__name__ == "CardExposed"
