@@ -65,6 +65,7 @@ def group_cards(
     suit_probs: FloatArray,
     *,
     upright: bool = False,
+    owner: npt.NDArray[np.int64] | None = None,
 ) -> list[ReadCard]:
     """Cards read from their indices; a card box without a readable index is left out.
 
@@ -81,7 +82,8 @@ def group_cards(
         if n_idx
         else np.zeros(0)
     )
-    owner = _owners(card_boxes, index_boxes, upright)
+    if owner is None:  # see index_owners; a caller that already has them passes them in
+        owner = index_owners(card_boxes, index_boxes, upright)
     corners: list[str | None] = _corners(card_boxes, index_boxes, owner) if upright else [None] * n_idx
     groups: list[tuple[int, list[int]]] = []  # (card box or -1, indices)
     for c in range(len(card_boxes)):
@@ -156,7 +158,9 @@ def _on_any(point: npt.NDArray[np.floating], boxes: FloatArray) -> bool:
     return any(_contains(b, float(point[0]), float(point[1]), 0.0) for b in boxes)
 
 
-def _owners(card_boxes: FloatArray, index_boxes: FloatArray, upright: bool = False) -> npt.NDArray[np.int64]:
+def index_owners(
+    card_boxes: FloatArray, index_boxes: FloatArray, upright: bool = False
+) -> npt.NDArray[np.int64]:
     """The card box each index belongs to (-1: none holds it); see the module's docstring."""
     n_idx = len(index_boxes)
     owner = np.full(n_idx, -1, np.int64)
@@ -175,7 +179,9 @@ def _owners(card_boxes: FloatArray, index_boxes: FloatArray, upright: bool = Fal
     return owner
 
 
-def index_corners(card_boxes: FloatArray, index_boxes: FloatArray) -> list[str | None]:
+def index_corners(
+    card_boxes: FloatArray, index_boxes: FloatArray, owner: npt.NDArray[np.int64] | None = None
+) -> list[str | None]:
     """Which corner of its card box each index sits in (``tl``, ``tr``, ``br``, ``bl``), or None.
 
     In an upright view a ``tl`` index stands upright and a ``br`` one is printed upside down.
@@ -184,7 +190,9 @@ def index_corners(card_boxes: FloatArray, index_boxes: FloatArray) -> list[str |
     >>> index_corners(boxes, np.array([[2, 2, 10, 20], [53, 68, 61, 86], [300, 0, 310, 18]], np.float32))
     ['tl', 'br', None]
     """
-    return _corners(card_boxes, index_boxes, _owners(card_boxes, index_boxes, upright=True))
+    if owner is None:
+        owner = index_owners(card_boxes, index_boxes, upright=True)
+    return _corners(card_boxes, index_boxes, owner)
 
 
 def _corners(

@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from assistant.detect.backends import Backend, Boxes, OnnxDetector, UltralyticsDetector, box_iou
 from assistant.detect.corners import card_quad, face_share, index_boxes, upright_index_boxes
-from assistant.detect.grouping import group_cards, index_corners, read_card
+from assistant.detect.grouping import group_cards, index_corners, index_owners, read_card
 from assistant.detect.labels import chip_colour
 from assistant.detect.readers import OnnxReader
 
@@ -173,6 +173,8 @@ class CardDetector:
         self.min_card_px = min_card_px  # (w, h): smaller card boxes off the edge are dropped
         self.upright = upright  # indices stand upright (rectified zone crops): read them as they are
         self.index_reader = index_reader
+        # a reader with an "index" head tells a printed corner index from anything else
+        self.checks_indices = "index" in index_reader.heads
         self.chip_reader = chip_reader
         self.strip_reader = strip_reader
         self.min_card_confidence = min_card_confidence
@@ -266,7 +268,7 @@ class CardDetector:
         reader only the top-left corner is read, and not at all where it shows no
         card-face white (a back, a hand).
         """
-        checked = "index" in self.index_reader.heads
+        checked = self.checks_indices
         if not checked and face_share(image, box) < UPRIGHT_MIN_FACE:
             return None
         ranks, suits = [], []
@@ -284,7 +286,11 @@ class CardDetector:
         return Card(name, tuple(float(v) for v in box), conf * p, by_geometry=True)  # type: ignore[arg-type]
 
     def _read_upright(
-        self, image: npt.NDArray[np.uint8], card_boxes: npt.NDArray[np.float32], index_boxes: IndexBoxes
+        self,
+        image: npt.NDArray[np.uint8],
+        card_boxes: npt.NDArray[np.float32],
+        index_boxes: IndexBoxes,
+        owner: npt.NDArray[np.int64],
     ) -> dict[str, npt.NDArray[np.float32]]:
         """Rank and suit of each index in an upright zone crop, read the way it is printed.
 
@@ -292,8 +298,9 @@ class CardDetector:
         card's left strip from it (index and pips; the index reader where there is no
         strip reader). One in the bottom-right corner is printed upside down: it is read
         turned half round. Any other (a card lying sideways) is read in its surest turn.
+        ``owner``: each index's card box (:func:`~assistant.detect.grouping.index_owners`).
         """
-        corners = index_corners(card_boxes, index_boxes)
+        corners = index_corners(card_boxes, index_boxes, owner)
         n = len(index_boxes)
         rank = np.zeros((n, 13), np.float32)
         suit = np.zeros((n, 4), np.float32)
@@ -313,7 +320,7 @@ class CardDetector:
             else:
                 p = self.index_reader.read_any_turn(image, boxes)
             rank[members], suit[members] = p["rank"], p["suit"]
-            if "index" in p:
+            if self.checks_indices:
                 index[members] = p["index"][:, 1]
         return {"rank": rank, "suit": suit, "index": index}
 
@@ -324,7 +331,7 @@ class CardDetector:
         """Stage 2 over stage-1 ``boxes``: read indices, group them, count chips."""
         out = Detection(name)
         if self.min_conf > 0 and len(boxes):
-            checked = self._class.get("index", -1) if "index" in self.index_reader.heads else -1
+            checked = self._class.get("index", -1) if self.checks_indices else -1
             boxes = boxes.select((boxes.conf >= self.min_conf) | (boxes.cls == checked))
         card_classes = {self._class[k] for k in ("card", "face_down") if k in self._class}
         boxes = boxes.without_contained(card_classes)
@@ -335,16 +342,22 @@ class CardDetector:
         cards, indices = self._of(boxes, "card"), self._of(boxes, "index")
         taken: set[int] = set()
         if len(indices):
+            owner = index_owners(cards.xyxy, indices.xyxy, self.upright)
             if self.upright:
-                probs = self._read_upright(image, cards.xyxy, indices.xyxy)
+                probs = self._read_upright(image, cards.xyxy, indices.xyxy, owner)
+                real = probs["index"] >= STAGE1_MIN_INDEX  # drop stage-1 boxes that show no index
+                indices, owner = indices.select(real), owner[real]
+                probs = {h: v[real] for h, v in probs.items()}
             else:
                 probs = self.index_reader.read_any_turn(image, list(indices.xyxy))
-            if self.upright and "index" in probs:  # stage-1 boxes the reader says show no index
-                real = np.asarray(probs["index"]).reshape(len(indices), -1)[:, -1] >= STAGE1_MIN_INDEX
-                indices = indices.select(real)
-                probs = {h: v[real] for h, v in probs.items()}
             grouped = group_cards(
-                cards.xyxy, cards.conf, indices.xyxy, probs["rank"], probs["suit"], upright=self.upright
+                cards.xyxy,
+                cards.conf,
+                indices.xyxy,
+                probs["rank"],
+                probs["suit"],
+                upright=self.upright,
+                owner=owner,
             )
             for c in grouped:
                 taken.add(c.card_box)

@@ -52,12 +52,14 @@ class CropSet:
             path, patches=self.patches, rank=self.rank, suit=self.suit, deck=np.array(self.deck)
         )
 
-    def concat(self, other: CropSet) -> CropSet:
-        return CropSet(
-            np.concatenate([self.patches, other.patches]),
-            np.concatenate([self.rank, other.rank]),
-            np.concatenate([self.suit, other.suit]),
-            self.deck + other.deck,
+    @classmethod
+    def join(cls, sets: list[CropSet]) -> CropSet:
+        """All ``sets`` in order, copied once."""
+        return cls(
+            np.concatenate([c.patches for c in sets]),
+            np.concatenate([c.rank for c in sets]),
+            np.concatenate([c.suit for c in sets]),
+            [d for c in sets for d in c.deck],
         )
 
     @classmethod

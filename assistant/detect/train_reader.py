@@ -47,6 +47,58 @@ def load_or_make(out: Path, split: str, make: Callable[[], CropSet]) -> CropSet:
     return crops
 
 
+def _index_extras(
+    recipe: ReaderRecipe, dataset: Path, out: Path, patch: int, log: Callable[[str], None]
+) -> dict[str, list[CropSet]]:
+    """The index reader's crops besides the dataset's labelled indices, per split (each
+    made once and cached in ``out``): close-up scenes, font indices, crops of no index."""
+    jobs: list[tuple[str, str, Callable[[], CropSet]]] = []
+    for split, n in (("train", recipe.closeups), ("val", recipe.val_closeups)):
+        if n > 0:
+
+            def render(split: str = split, n: int = n) -> CropSet:
+                def progress(done: int) -> None:
+                    if done % 200 == 0 or done == n:
+                        log(f"close-ups ({split}): {done}/{n} scenes")
+
+                seed = recipe.closeup_seed + (0 if split == "train" else 1000)
+                return closeup_index_crops(seed, n, split, patch, recipe.min_index_px, progress)
+
+            jobs.append((split, f"closeups{n}_{split}", render))
+    if recipe.font_indices > 0:
+
+        def draw() -> CropSet:
+            from assistant.synth.dataset import default_workers
+            from assistant.synth.font_indices import font_index_patches
+
+            def progress(done: int, total: int) -> None:
+                log(f"font indices: {done}/{total} chunks")
+
+            patches, ranks, suits = font_index_patches(
+                recipe.font_seed,
+                recipe.font_indices,
+                patch,
+                INFERENCE_SCALE * CONTEXT,
+                workers=default_workers(),
+                progress=progress,
+            )
+            return CropSet(patches, ranks, suits, ["font"] * len(ranks))
+
+        jobs.append(("train", f"fonts{recipe.font_indices}_train", draw))
+    if recipe.negatives > 0:
+        for split in ("train", "val"):
+
+            def cut(split: str = split) -> CropSet:
+                seed = 0 if split == "train" else 1
+                return negative_crops(dataset, split, patch, recipe.negatives, seed=seed)
+
+            jobs.append((split, f"negatives{recipe.negatives}_{split}", cut))
+    extra: dict[str, list[CropSet]] = {"train": [], "val": []}
+    for split, name, make in jobs:
+        extra[split].append(load_or_make(out, name, make))
+    return extra
+
+
 def augment(
     patches: torch.Tensor, size: int | tuple[int, int], gen: torch.Generator, strong: bool
 ) -> torch.Tensor:
@@ -195,57 +247,9 @@ def train_reader(
         raise ValueError(f"unknown reader {kind!r}")
     train = load_or_make(out, "train", lambda: make("train"))
     val = load_or_make(out, "val", lambda: make("val"))
-    if kind == "index":  # close-ups: strips are made for zone crops at 1 mm/px only
-        for split, n in (("train", recipe.closeups), ("val", recipe.val_closeups)):
-            if n <= 0:
-                continue
-
-            def render(split: str = split, n: int = n) -> CropSet:
-                def progress(done: int) -> None:
-                    if done % 200 == 0 or done == n:
-                        log(f"close-ups ({split}): {done}/{n} scenes")
-
-                seed = recipe.closeup_seed + (0 if split == "train" else 1000)
-                return closeup_index_crops(seed, n, split, patch, recipe.min_index_px, progress)
-
-            extra = load_or_make(out, f"closeups{n}_{split}", render)
-            if split == "train":
-                train = train.concat(extra)
-            else:
-                val = val.concat(extra)
-        if recipe.font_indices > 0:
-            n_fonts = recipe.font_indices
-
-            def draw() -> CropSet:
-                from assistant.synth.dataset import default_workers
-                from assistant.synth.font_indices import font_index_patches
-
-                def progress(done: int, total: int) -> None:
-                    log(f"font indices: {done}/{total} chunks")
-
-                patches, ranks, suits = font_index_patches(
-                    recipe.font_seed,
-                    n_fonts,
-                    patch,
-                    INFERENCE_SCALE * CONTEXT,
-                    workers=default_workers(),
-                    progress=progress,
-                )
-                return CropSet(patches, ranks, suits, ["font"] * len(ranks))
-
-            train = train.concat(load_or_make(out, f"fonts{n_fonts}_train", draw))
-        if recipe.negatives > 0:
-            for split in ("train", "val"):
-                per_image = recipe.negatives
-
-                def cut(split: str = split, per_image: int = per_image) -> CropSet:
-                    return negative_crops(dataset, split, patch, per_image, seed=0 if split == "train" else 1)
-
-                none = load_or_make(out, f"negatives{per_image}_{split}", cut)
-                if split == "train":
-                    train = train.concat(none)
-                else:
-                    val = val.concat(none)
+    if kind == "index":  # close-ups, fonts, no-index crops: made for square index crops only
+        extra = _index_extras(recipe, dataset, out, patch, log)
+        train, val = CropSet.join([train, *extra["train"]]), CropSet.join([val, *extra["val"]])
     log(f"{kind} reader: {len(train.rank)} train crops, {len(val.rank)} val crops")
     if len(train.rank) == 0:
         raise ValueError(f"no {kind} crops in {dataset}")

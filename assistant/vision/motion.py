@@ -25,6 +25,17 @@ import numpy as np
 from numpy.typing import NDArray
 
 
+def shrink(image: NDArray[np.uint8], step: int) -> NDArray[np.uint8]:
+    """``image`` made ``step`` times smaller each way (pixel areas averaged), at least 1 x 1.
+
+    >>> shrink(np.zeros((130, 280, 3), np.uint8), 4).shape
+    (32, 70, 3)
+    """
+    height, width = image.shape[:2]
+    size = (max(1, width // step), max(1, height // step))
+    return np.asarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA), np.uint8)
+
+
 class MotionGate:
     def __init__(
         self,
@@ -46,10 +57,8 @@ class MotionGate:
         self._skipped: dict[str, int] = {}
 
     def _thumbnail(self, image: NDArray[np.uint8]) -> NDArray[np.uint8]:
-        gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        height, width = gray.shape
-        size = (max(1, width // self.thumbnail_step), max(1, height // self.thumbnail_step))
-        return np.asarray(cv2.resize(gray, size, interpolation=cv2.INTER_AREA), np.uint8)
+        gray = image if image.ndim == 2 else np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8)
+        return shrink(gray, self.thumbnail_step)
 
     def changed(self, key: str, image: NDArray[np.uint8]) -> bool:
         """Whether the zone's crop differs from the last one let through (and if so, pass it)."""

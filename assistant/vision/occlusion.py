@@ -29,6 +29,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from assistant.vision.motion import shrink
+
 Box = Sequence[float]
 
 
@@ -56,10 +58,7 @@ class OcclusionCheck:
         self._empty: dict[str, NDArray[np.float32]] = {}
 
     def _thumbnail(self, image: NDArray[np.uint8]) -> NDArray[np.float32]:
-        height, width = image.shape[:2]
-        size = (max(1, width // self.step), max(1, height // self.step))
-        small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
-        return np.asarray(cv2.GaussianBlur(small, (3, 3), 0), dtype=np.float32)
+        return np.asarray(cv2.GaussianBlur(shrink(image, self.step), (3, 3), 0), dtype=np.float32)
 
     def check(self, key: str, image: NDArray[np.uint8], boxes: Sequence[Box], *, empty: bool) -> bool:
         """Whether zone ``key`` is occluded in ``image`` (its crop), given the ``boxes``
