@@ -21,7 +21,7 @@ apt_packages=(libgl1 libegl1 libxkbcommon0 libxkbcommon-x11-0 libfontconfig1 lib
 if [ "$with_tests" = 1 ]; then
     apt_packages+=(gcc-avr avr-libc simavr libsimavr-dev libelf-dev pkg-config make gcc
                    kdegames-card-data-kf5 gnome-cards-data gnome-backgrounds
-                   fonts-dejavu-core fonts-dejavu-extra fonts-urw-base35 fonts-liberation
+                   fontconfig fonts-dejavu-core fonts-dejavu-extra fonts-urw-base35 fonts-liberation
                    fonts-freefont-ttf fonts-texgyre fonts-linuxlibertine fonts-open-sans
                    fonts-roboto-unhinted
                    xvfb xauth)

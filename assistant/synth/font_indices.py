@@ -36,8 +36,10 @@ from assistant.detect.labels import RANKS, SUITS
 
 Pixels = npt.NDArray[Any]  # an image or mask, uint8 or float32
 
-#: Debian packages with a wide spread of text faces (serif, sans, condensed, geometric).
+#: Debian packages with a wide spread of text faces (serif, sans, condensed, geometric),
+#: and fontconfig's ``fc-list`` to find them.
 FONT_PACKAGES = (
+    "fontconfig",  # fc-list, which finds the fonts
     "fonts-dejavu-core",
     "fonts-dejavu-extra",
     "fonts-urw-base35",
