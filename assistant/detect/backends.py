@@ -105,6 +105,20 @@ def letterbox(image: npt.NDArray[np.uint8], size: int) -> tuple[FloatArray, floa
     return np.ascontiguousarray(blob), r, (left, top)
 
 
+def input_size(shape: tuple[int, ...], imgsz: int, min_scale: float | None) -> int:
+    """Stage 1's input size (long side) for an image of ``shape``: ``imgsz``, or more
+    where that would shrink the image below ``min_scale`` input pixels per image pixel.
+
+    >>> input_size((130, 280), 320, 320 / 280), input_size((170, 344), 320, 320 / 280)
+    (320, 393)
+    >>> input_size((720, 1280), 640, None)
+    640
+    """
+    if not min_scale:
+        return imgsz
+    return max(imgsz, round(max(shape[:2]) * min_scale))
+
+
 def decode(
     raw: FloatArray,
     ratio: float,
@@ -142,7 +156,13 @@ class OnnxDetector:
     """The exported detector under ONNX Runtime (CPU)."""
 
     def __init__(
-        self, path: Path, imgsz: int = 640, conf: float = 0.25, iou: float = 0.6, threads: int = 0
+        self,
+        path: Path,
+        imgsz: int = 640,
+        conf: float = 0.25,
+        iou: float = 0.6,
+        threads: int = 0,
+        min_scale: float | None = None,
     ) -> None:
         import onnxruntime as ort
 
@@ -154,10 +174,10 @@ class OnnxDetector:
         self.input = self.session.get_inputs()[0].name
         meta = self.session.get_modelmeta().custom_metadata_map
         self.names = _names_from_meta(meta)
-        self.imgsz, self.conf, self.iou = imgsz, conf, iou
+        self.imgsz, self.conf, self.iou, self.min_scale = imgsz, conf, iou, min_scale
 
     def __call__(self, image: npt.NDArray[np.uint8]) -> Boxes:
-        blob, ratio, pad = letterbox(image, self.imgsz)
+        blob, ratio, pad = letterbox(image, input_size(image.shape, self.imgsz, self.min_scale))
         raw = self.session.run(None, {self.input: blob})[0]
         return decode(np.asarray(raw), ratio, pad, self.conf, self.iou, image.shape[:2])
 
@@ -165,7 +185,14 @@ class OnnxDetector:
 class UltralyticsDetector:
     """Fallback: the ``.pt`` weights through ultralytics (imports torch)."""
 
-    def __init__(self, path: Path, imgsz: int = 640, conf: float = 0.25, iou: float = 0.6) -> None:
+    def __init__(
+        self,
+        path: Path,
+        imgsz: int = 640,
+        conf: float = 0.25,
+        iou: float = 0.6,
+        min_scale: float | None = None,
+    ) -> None:
         from assistant.detect.train_detector import offline_environment
 
         offline_environment()
@@ -174,11 +201,12 @@ class UltralyticsDetector:
         self.model = YOLO(str(path), task="detect")
         names = self.model.names
         self.names = tuple(names[i] for i in sorted(names))
-        self.imgsz, self.conf, self.iou = imgsz, conf, iou
+        self.imgsz, self.conf, self.iou, self.min_scale = imgsz, conf, iou, min_scale
 
     def __call__(self, image: npt.NDArray[np.uint8]) -> Boxes:
+        size = input_size(image.shape, self.imgsz, self.min_scale)  # ultralytics rounds up to 32
         results: Any = self.model.predict(
-            image, imgsz=self.imgsz, conf=self.conf, iou=self.iou, verbose=False, device="cpu"
+            image, imgsz=size, conf=self.conf, iou=self.iou, verbose=False, device="cpu"
         )
         b: Any = results[0].boxes
         assert b is not None

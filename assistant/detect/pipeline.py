@@ -31,6 +31,9 @@ CHIP_READER = "chip_reader.onnx"
 STRIP_READER = "strip_reader.onnx"  # optional: rank and suit from upright card strips
 BACKENDS = ("onnx", "ultralytics")
 ZONE_IMGSZ = 320  # stage-1 input for the camera pipeline's 1 mm/px zone crops
+#: ... and no smaller a scale than this: stage 1 learnt cards from 280 mm seat card zones
+#: seen at 320 px, so a crop that takes in a margin around its zone is enlarged as much.
+ZONE_MIN_SCALE = ZONE_IMGSZ / 280.0
 #: Stage-1 confidence on zone crops: a count of face-down cards must not take in the
 #: faint second guesses that a photo's search for every card can afford to keep.
 ZONE_CONF = 0.3
@@ -59,6 +62,10 @@ UPRIGHT_MIN_INDEX = 0.5  # the reader's "index" head: is there a corner index th
 #: In a zone crop, a stage-1 index box that a reader with an "index" head gives less
 #: than this is no index (a pip, a bit of a court picture): it is left out before grouping.
 STAGE1_MIN_INDEX = 0.5
+#: In an upright zone crop, a box taken for a card back whose top-left corner lies this
+#: close (in index heights) to a read index's top-left is that face-up card: backs have
+#: no index (a court card's picture can pass for a back's pattern).
+BACK_INDEX_REACH = 0.6
 
 
 class ModelMissingError(FileNotFoundError):
@@ -140,6 +147,35 @@ def suppress_duplicates(cards: list[Card]) -> list[Card]:
     return kept
 
 
+def claim_backs(
+    cards: list[Card], backs: list[tuple[float, float, float, float]]
+) -> list[tuple[float, float, float, float]]:
+    """The ``backs`` that are backs: each one whose top-left corner holds a read card's
+    top-left index is that card instead, and gives the card its outline when the card
+    had only its index for a box. Upright zone crops only.
+
+    >>> jack = Card("Jc", (70.0, 44.5, 80.6, 66.0), 0.95, index=(70.0, 44.5, 80.6, 66.0))
+    >>> claim_backs([jack], [(70.1, 42.5, 132.9, 128.5), (101.0, 40.0, 167.0, 130.0)])
+    [(101.0, 40.0, 167.0, 130.0)]
+    >>> jack.box
+    (70.1, 42.5, 132.9, 128.5)
+    """
+    kept = list(backs)
+    for card in cards:
+        if card.index is None or not kept:
+            continue
+        ix, iy, _, iy2 = card.index
+        reach = BACK_INDEX_REACH * max(1.0, iy2 - iy)
+        near = [b for b in kept if abs(b[0] - ix) <= reach and abs(b[1] - iy) <= reach]
+        if not near:
+            continue
+        back = min(near, key=lambda b: abs(b[0] - ix) + abs(b[1] - iy))
+        kept.remove(back)
+        if card.box == card.index:
+            card.box = back
+    return kept
+
+
 def _plausible(
     boxes: Boxes, classes: set[int], min_size: tuple[float, float], shape: tuple[int, ...]
 ) -> npt.NDArray[np.bool_]:
@@ -194,6 +230,7 @@ class CardDetector:
         upright: bool = False,
         min_card_px: tuple[float, float] | None = None,
         min_conf: float = 0.0,
+        min_scale: float | None = None,
     ) -> CardDetector:
         def need(name: str) -> Path:
             path = models / name
@@ -203,9 +240,9 @@ class CardDetector:
 
         detector: Backend
         if backend == "onnx":
-            detector = OnnxDetector(need(DETECTOR_ONNX), imgsz, conf, threads=threads)
+            detector = OnnxDetector(need(DETECTOR_ONNX), imgsz, conf, threads=threads, min_scale=min_scale)
         elif backend == "ultralytics":
-            detector = UltralyticsDetector(need(DETECTOR_PT), imgsz, conf)
+            detector = UltralyticsDetector(need(DETECTOR_PT), imgsz, conf, min_scale=min_scale)
         else:
             raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
         chips, strips = models / CHIP_READER, models / STRIP_READER
@@ -231,6 +268,7 @@ class CardDetector:
             upright=True,
             min_card_px=ZONE_MIN_CARD_PX,
             min_conf=ZONE_CONF,
+            min_scale=ZONE_MIN_SCALE,
         )
 
     def detect_file(self, path: Path) -> Detection:
@@ -372,11 +410,12 @@ class CardDetector:
                     out.cards.append(card)
         out.cards = suppress_duplicates(out.cards)
         read_boxes = [c.box for c in out.cards]
-        out.face_down = [
-            tuple(map(float, b))  # type: ignore[misc]
+        backs = [
+            (float(b[0]), float(b[1]), float(b[2]), float(b[3]))
             for b in self._of(boxes, "face_down").xyxy
             if all(box_iou(b, r) <= FACE_UP_WINS_IOU for r in read_boxes)
         ]
+        out.face_down = claim_backs(out.cards, backs) if self.upright else backs
         chip_mask = np.array([self._chip_colour.get(int(c)) is not None for c in boxes.cls], bool)
         chips = boxes.select(chip_mask) if len(boxes) else boxes
         counts: list[int | None] = [None] * len(chips)

@@ -49,3 +49,22 @@ def test_decode_suppresses_overlaps_within_a_class_but_not_across_classes() -> N
 
 def test_decode_of_nothing_above_threshold_is_empty() -> None:
     assert len(decode(_raw([(5, 5, 2, 2, 0, 0.01)]), 1.0, (0, 0), 0.25, 0.6, (10, 10))) == 0
+
+
+def test_zone_crops_with_a_margin_reach_stage_1_at_the_scale_of_a_bare_card_zone() -> None:
+    from assistant.detect.pipeline import MODELS_DIR, ZONE_IMGSZ, CardDetector
+
+    stage_1 = CardDetector.for_zones(MODELS_DIR).detector
+    seen: list[tuple[int, ...]] = []
+    run = stage_1.session.run  # type: ignore[attr-defined]
+
+    def spy(names, feeds):  # type: ignore[no-untyped-def]
+        seen.append(next(iter(feeds.values())).shape)
+        return run(names, feeds)
+
+    stage_1.session.run = spy  # type: ignore[attr-defined]
+    for shape in ((130, 280, 3), (170, 344, 3), (100, 140, 3)):
+        stage_1(np.full(shape, 90, np.uint8))
+    bare, wide, bet = seen
+    assert bare[3] == ZONE_IMGSZ and bet[3] == ZONE_IMGSZ  # a card zone and a bet zone as before
+    assert wide[3] >= round(344 * ZONE_IMGSZ / 280)  # a wider crop is not shrunk more

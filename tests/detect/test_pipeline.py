@@ -230,3 +230,18 @@ def test_in_zones_a_faint_index_is_kept_for_the_index_head_and_other_faint_boxes
     read = zones.interpret(image, found)
     assert [(c.card, c.by_geometry) for c in read.cards] == [("2c", False)]  # read at its index
     assert read.face_down == []  # a faint back is not counted
+
+
+def test_in_zones_a_back_whose_top_left_holds_a_read_index_is_that_face_up_card() -> None:
+    """A court card's picture can pass for a back's pattern; backs carry no index."""
+    zones = CardDetector.for_zones(MODELS_DIR)
+    image = read_image(UPRIGHT)
+    outline, corner, back = (1, 22, 48, 110), (2, 24, 11, 45), (88, 23, 140, 102)
+    found = Boxes(
+        np.array([outline, corner, back], np.float32),
+        np.array([0.8, 0.8, 0.8], np.float32),
+        np.array([zones._class[k] for k in ("face_down", "index", "face_down")], np.int64),
+    )
+    read = zones.interpret(image, found)
+    assert [(c.card, c.box) for c in read.cards] == [("2c", outline)]  # the outline is the card's
+    assert read.face_down == [back]
