@@ -7,6 +7,8 @@ Measures stage 1 alone and the whole pipeline (stage 1 + reading every index and
 stack found) for a 320 px seat-zone crop and a 640 px full image, each run at its own
 size as detector input. Images come from ``--images`` (a renderer split: its 640 px
 frames, and a 320 px crop of their centres) or, without it, from the test fixtures.
+With ``--zones`` it also times seat card zones as the camera pipeline cuts them from
+the bundled videos, with the margin of table around each zone.
 Prints one JSON line per (backend, size) with the median and 90th percentile.
 """
 
@@ -24,9 +26,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from assistant.detect.pipeline import MODELS_DIR, CardDetector
+from assistant.detect.backends import input_size
+from assistant.detect.pipeline import MODELS_DIR, ZONE_IMGSZ, ZONE_MIN_SCALE, CardDetector
 
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "detect" / "fixtures"
+VIDEOS = Path(__file__).resolve().parents[1] / "fixtures" / "video"
 
 
 def _frames(folder: Path, n: int) -> list[np.ndarray]:
@@ -45,6 +49,25 @@ def _seat_crop(image: np.ndarray) -> np.ndarray:
     s = min(320, h, w)
     y, x = (h - s) // 2, (w - s) // 2
     return np.ascontiguousarray(image[y : y + s, x : x + s])
+
+
+def _pipeline_zones(every: int = 20) -> list[np.ndarray]:
+    """Seat card zone crops, margin included, as the pipeline cuts them from the videos."""
+    from assistant.pipeline.replay import CARD_ZONE_MARGIN_MM
+    from assistant.vision.calibration import load_calibration
+    from assistant.vision.rectify import ZoneRectifier
+    from assistant.vision.sources import VideoFileSource
+
+    crops = []
+    for video in sorted(VIDEOS.glob("*.mp4")):
+        calibration = load_calibration(video.with_suffix(".calibration.json"))
+        zones = {k: z for k, z in calibration.layout.zones().items() if k.endswith(".cards")}
+        rectifier = ZoneRectifier(calibration, zones, margins=dict.fromkeys(zones, CARD_ZONE_MARGIN_MM))
+        with VideoFileSource(video) as source:
+            for frame in source:
+                if frame.index % every == 0:
+                    crops.extend(crop.image for crop in rectifier.rectify(frame.image))
+    return crops
 
 
 def _time(fn: object, frames: list[np.ndarray], repeat: int) -> list[float]:
@@ -78,9 +101,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.zones:
         paths = sorted(args.zones.glob("*cards.jpg"))[:200:10]
         seats = [image for p in paths if (image := cv2.imread(str(p))) is not None]
+    inputs = [("seat_crop_320", 320, seats), ("full_image_640", 640, full)]
+    if args.zones:
+        wide = _pipeline_zones()
+        inputs.insert(
+            1, ("seat_zone_with_margin", input_size(wide[0].shape, ZONE_IMGSZ, ZONE_MIN_SCALE), wide)
+        )
     for backend in args.backend:
-        for label, size, frames in (("seat_crop_320", 320, seats), ("full_image_640", 640, full)):
-            if args.zones and size == 320:
+        for label, size, frames in inputs:
+            if label == "seat_zone_with_margin":
+                det = CardDetector.for_zones(args.models, backend=backend, threads=args.threads)
+            elif args.zones and size == 320:
                 label = "seat_zone_320"
                 det = CardDetector.for_zones(args.models, backend=backend, threads=args.threads)
             else:

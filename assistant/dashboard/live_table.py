@@ -25,6 +25,7 @@ from assistant.dashboard.camera_view import Overlay, Zone
 from assistant.engine import Event, IllegalActionError, Session
 from assistant.pipeline.referee import Applied, DealerQuery
 from assistant.pipeline.replay import TablePipeline, ZoneDetector
+from assistant.pipeline.zones import within
 from assistant.vision.bump import BumpCheck, BumpMonitor, CameraStatus
 from assistant.vision.calibration import Calibration
 from assistant.vision.geometry import Rect
@@ -116,9 +117,20 @@ class RecordingRectifier(ZoneRectifier):
     """A rectifier that remembers the crops it made, so detections can be traced back to
     their zone (the pipeline hands the detector the crops' own arrays)."""
 
-    def __init__(self, calibration: Calibration, zones: Mapping[str, Rect], *, mm_per_px: float) -> None:
-        super().__init__(calibration, zones, mm_per_px=mm_per_px)
+    def __init__(
+        self,
+        calibration: Calibration,
+        zones: Mapping[str, Rect],
+        *,
+        mm_per_px: float,
+        margins: Mapping[str, tuple[float, float]] | None = None,
+    ) -> None:
+        super().__init__(calibration, zones, mm_per_px=mm_per_px, margins=margins)
         self.made: dict[int, ZoneCrop] = {}
+
+    def like(self, calibration: Calibration) -> RecordingRectifier:
+        """The same zones, scale and margins through another calibration."""
+        return RecordingRectifier(calibration, self.zones, mm_per_px=self.mm_per_px, margins=self.margins)
 
     def rectify(self, image: Image, keys: Iterable[str] | None = None) -> list[ZoneCrop]:
         crops = super().rectify(image, keys)
@@ -165,8 +177,9 @@ class LiveTable:
         self.session = session
         self.calibration = calibration
         self.pipeline = TablePipeline(session, calibration, _WatchedDetector(detector, self), hold_s=hold_s)
+        made = self.pipeline.rectifier
         self.rectifier = RecordingRectifier(
-            calibration, self.pipeline.rectifier.zones, mm_per_px=self.pipeline.rectifier.mm_per_px
+            calibration, made.zones, mm_per_px=made.mm_per_px, margins=made.margins
         )
         self.pipeline.rectifier = self.rectifier
         self.zones = zone_outlines(calibration, self.rectifier.zones)
@@ -177,8 +190,10 @@ class LiveTable:
     def record(self, images: Sequence[Image], found: Sequence[Mapping[str, Any]]) -> None:
         for image, detections in zip(images, found, strict=False):
             crop = self.rectifier.made.get(id(image))
-            if crop is not None:
-                self.boxes[crop.key] = detection_overlays(crop, detections, self.calibration)
+            if crop is not None:  # what lies in the crop's margin belongs to another zone
+                self.boxes[crop.key] = detection_overlays(
+                    crop, within(detections, crop.inner), self.calibration
+                )
 
     @property
     def overlays(self) -> list[Overlay]:
@@ -206,7 +221,7 @@ class LiveTable:
         if offer is None:
             return False
         self.calibration = offer
-        self.rectifier = RecordingRectifier(offer, self.rectifier.zones, mm_per_px=self.rectifier.mm_per_px)
+        self.rectifier = self.rectifier.like(offer)
         self.pipeline.rectifier = self.rectifier
         self.pipeline.gate.reset()  # every zone is read again through the new mapping
         self.zones = zone_outlines(offer, self.rectifier.zones)

@@ -1,8 +1,10 @@
 """One pipeline for a live camera and a recorded video: frames in, game events out.
 
-Per frame: the zones are rectified to a fixed scale, the zones whose pixels changed go
-through the detector in one batch, the readings pass the hysteresis, and the referee
-turns stable changes into engine events. Dealer inputs (from the dashboard, or from a
+Per frame: the zones are rectified to a fixed scale (a seat's cards with a margin of
+table around them, so a card across the zone's edge is seen whole), the zones whose
+pixels changed or whose reading has not settled go through the detector in one batch,
+the readings pass the hysteresis, and the referee turns stable changes into engine
+events. Dealer inputs (from the dashboard, or from a
 recording's sidecar) are applied at their frame.
 """
 
@@ -24,12 +26,12 @@ from assistant.pipeline.observations import TableRead, ZoneRead
 from assistant.pipeline.referee import Applied, DealerQuery, Referee
 from assistant.pipeline.sidecar import Sidecar
 from assistant.pipeline.stability import DEFAULT_HOLD_S, StableTable
-from assistant.pipeline.zones import detected_boxes, layout_zone_keys, read_zone
+from assistant.pipeline.zones import detected_boxes, layout_zone_keys, read_zone, within
 from assistant.recording import hand_summary
 from assistant.vision.calibration import Calibration
 from assistant.vision.motion import MotionGate
 from assistant.vision.occlusion import OcclusionCheck
-from assistant.vision.rectify import ZoneRectifier
+from assistant.vision.rectify import ZoneCrop, ZoneRectifier
 from assistant.vision.sources import Frame, FrameSource, SourceError
 
 
@@ -72,6 +74,12 @@ class ReplayReport:
         return out
 
 
+#: How far (mm, along the zone's own x and y) a seat's card crop reaches beyond its card
+#: zone: a card whose centre lies in the zone is then seen whole, even in a hand spread
+#: across the zone's edge (a 63 x 88 mm card reaches 32 mm past it sideways).
+CARD_ZONE_MARGIN_MM = (32.0, 20.0)
+
+
 class TablePipeline:
     """Frames to events for one calibrated table and one session."""
 
@@ -95,7 +103,8 @@ class TablePipeline:
             if read_bets or key.endswith(".cards")
         }
         zones = {key: rect for key, rect in calibration.layout.zones().items() if key in self.keys}
-        self.rectifier = ZoneRectifier(calibration, zones, mm_per_px=mm_per_px)
+        margins = {key: CARD_ZONE_MARGIN_MM for key in zones if key.endswith(".cards")}
+        self.rectifier = ZoneRectifier(calibration, zones, mm_per_px=mm_per_px, margins=margins)
         self.gate = MotionGate()
         self.occlusion = OcclusionCheck()
         self.occluded: set[str] = set()
@@ -107,22 +116,39 @@ class TablePipeline:
 
     def process(self, frame: Frame) -> list[Applied | DealerQuery]:
         crops = self.rectifier.rectify(frame.image)
-        changed = [crop for crop in crops if self.gate.changed(crop.key, crop.image)]
+        # a zone whose last reading is not settled (something over it, or a new reading
+        # not yet held) is read again even if still: the next frame may read it whole
+        changed = [
+            crop
+            for crop in crops
+            if self.gate.changed(crop.key, crop.image) or self._unsettled(self.keys[crop.key])
+        ]
         if changed:
             detections = self.detector.detect_batch([crop.image for crop in changed])
             self.detector_calls += 1
             self.zones_detected += len(changed)
             for crop, found in zip(changed, detections, strict=True):
-                key = self.keys[crop.key]
-                boxes = detected_boxes(found)
-                if self.occlusion.check(crop.key, crop.image, boxes, empty=not boxes):
-                    self.occluded.add(key)  # a hand over the zone: its reading says nothing
-                else:
-                    self.occluded.discard(key)
-                    self.reads[key] = read_zone(self.memory.recall(key, found))
+                self._take(crop, found)
         read = TableRead(frame.index, frame.timestamp_s, dict(self.reads), frozenset(self.occluded))
         changes = self.stable.update(read)
         return self.referee.on_changes(changes, self.stable.stable)
+
+    def _take(self, crop: ZoneCrop, found: dict[str, Any]) -> None:
+        """A zone's detections: what lies in the zone is its reading, unless something
+        the detector does not know covers the zone (then the last reading stands)."""
+        key = self.keys[crop.key]
+        own = within(found, crop.inner)
+        x1, y1, x2, y2 = crop.inner
+        # everything found masks the zone's look, whether it belongs to the zone or not
+        boxes = [[bx1 - x1, by1 - y1, bx2 - x1, by2 - y1] for bx1, by1, bx2, by2 in detected_boxes(found)]
+        if self.occlusion.check(crop.key, crop.image[y1:y2, x1:x2], boxes, empty=not detected_boxes(own)):
+            self.occluded.add(key)  # a hand over the zone: its reading says nothing
+        else:
+            self.occluded.discard(key)
+            self.reads[key] = read_zone(self.memory.recall(key, own))
+
+    def _unsettled(self, key: str) -> bool:
+        return key in self.occluded or self.stable.pending(key)
 
 
 def _record(report: ReplayReport, outcome: Applied | DealerQuery, session: Session) -> None:

@@ -59,6 +59,10 @@ class StableTable:
     def reading(self, zone: str) -> ZoneRead:
         return self.stable.get(zone, EMPTY)
 
+    def pending(self, zone: str) -> bool:
+        """Whether ``zone`` has a new reading that has not yet held long enough."""
+        return zone in self._candidates
+
     def update(self, read: TableRead) -> list[ZoneChange]:
         """Feed one frame; returns the changes that became stable with it."""
         changes: list[ZoneChange] = []

@@ -54,6 +54,32 @@ def detected_boxes(detections: Mapping[str, Any]) -> list[list[float]]:
     return boxes
 
 
+def within(detections: Mapping[str, Any], inner: Sequence[float]) -> dict[str, Any]:
+    """The detections that belong to a zone: those whose box centre lies inside ``inner``
+    (x1, y1, x2, y2), the zone itself within a crop that takes in a margin around it.
+    A card lying across the zone's edge is seen whole and counts where most of it lies.
+
+    >>> queen = {"card": "Qc", "box": [12, 30, 75, 118]}  # its left edge past the zone's
+    >>> other = {"card": "2d", "box": [-18, 30, 45, 118]}  # mostly in the margin
+    >>> [c["card"] for c in within({"cards": [queen, other]}, (32, 20, 312, 150))["cards"]]
+    ['Qc']
+    """
+    x1, y1, x2, y2 = (float(v) for v in inner[:4])
+    out: dict[str, Any] = dict(detections)
+    for group in ("cards", "face_down", "chips"):
+        if group in detections:
+            out[group] = [item for item in detections[group] if _centre_inside(item, x1, y1, x2, y2)]
+    return out
+
+
+def _centre_inside(item: Any, x1: float, y1: float, x2: float, y2: float) -> bool:
+    box = item.get("box") if isinstance(item, Mapping) else None
+    if not isinstance(box, list | tuple) or len(box) < 4:
+        return False
+    cx, cy = (float(box[0]) + float(box[2])) / 2.0, (float(box[1]) + float(box[3])) / 2.0
+    return x1 <= cx < x2 and y1 <= cy < y2
+
+
 def card_place(item: Mapping[str, Any]) -> tuple[float, float] | None:
     """Where a detected card lies in its zone crop: the top-left of its leftmost index
     read (boxes of overlapping cards can be loose), else of its box; None if neither."""

@@ -54,6 +54,9 @@ class ZoneCrop:
     image: NDArray[np.uint8]
     mm_per_px: float
     crop_to_table: NDArray[np.float64]
+    #: The zone itself within the crop, (x1, y1, x2, y2) in crop pixels: the whole crop,
+    #: or less when the crop takes in a margin of the table around its zone.
+    inner: tuple[int, int, int, int]
 
     def to_table(self, points_px: ArrayLike) -> NDArray[np.float64]:
         return apply_homography(self.crop_to_table, points_px)
@@ -64,6 +67,9 @@ class ZoneRectifier:
 
     Each zone's pixel map is computed once (fixed-point, for ``cv2.remap``); a frame
     then costs one remap per zone, in proportion to the crop's size, not the frame's.
+    ``margins`` (millimetres along the zone's own x and y, per zone key) widen a zone's
+    crop beyond the zone on every side, so that a card lying across the zone's edge is
+    seen whole; the crop's :attr:`ZoneCrop.inner` says where the zone itself lies.
     """
 
     def __init__(
@@ -72,14 +78,21 @@ class ZoneRectifier:
         zones: Mapping[str, Rect] | None = None,
         *,
         mm_per_px: float = DEFAULT_MM_PER_PX,
+        margins: Mapping[str, tuple[float, float]] | None = None,
     ) -> None:
         if mm_per_px <= 0:
             raise ValueError("mm_per_px must be positive")
         self.mm_per_px = mm_per_px
         self.zones = dict(calibration.layout.zones() if zones is None else zones)
+        self.margins = {key: margin for key, margin in (margins or {}).items() if key in self.zones}
+        if any(m < 0 for margin in self.margins.values() for m in margin):
+            raise ValueError("zone margins must be zero or more millimetres")
         self._maps: dict[str, tuple[NDArray[np.int16], NDArray[np.uint16]]] = {}
         self._crop_to_table: dict[str, NDArray[np.float64]] = {}
-        for key, zone in self.zones.items():
+        self._inner: dict[str, tuple[int, int, int, int]] = {}
+        for key, own in self.zones.items():
+            mx, my = self.margins.get(key, (0.0, 0.0))
+            zone = Rect(own.center, (own.size[0] + 2 * mx, own.size[1] + 2 * my), own.angle_deg)
             table_to_crop = table_to_crop_matrix(zone, mm_per_px)
             crop_to_table = np.asarray(np.linalg.inv(table_to_crop), dtype=np.float64)
             width = max(1, round(zone.size[0] / mm_per_px))
@@ -93,6 +106,8 @@ class ZoneRectifier:
             fixed, fraction = cv2.convertMaps(map_x, map_y, cv2.CV_16SC2)
             self._maps[key] = (np.asarray(fixed, np.int16), np.asarray(fraction, np.uint16))
             self._crop_to_table[key] = crop_to_table
+            left, top = round(mx / mm_per_px), round(my / mm_per_px)
+            self._inner[key] = (left, top, width - left, height - top)
 
     def crop_size(self, key: str) -> tuple[int, int]:
         """(width, height) in pixels of a zone's crop."""
@@ -113,7 +128,13 @@ class ZoneRectifier:
                 borderValue=(PAD_VALUE,) * 3,
             )
             crops.append(
-                ZoneCrop(key, np.asarray(pixels, np.uint8), self.mm_per_px, self._crop_to_table[key])
+                ZoneCrop(
+                    key,
+                    np.asarray(pixels, np.uint8),
+                    self.mm_per_px,
+                    self._crop_to_table[key],
+                    self._inner[key],
+                )
             )
         return crops
 

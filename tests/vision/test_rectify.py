@@ -96,3 +96,35 @@ def test_all_zones_rectify_by_default_and_batch_into_one_array(scene: Scene) -> 
 def test_batching_nothing_is_an_error() -> None:
     with pytest.raises(ValueError, match="no crops"):
         batch_crops([])
+
+
+def test_a_zone_margin_shows_a_card_across_the_zone_edge_whole(scene: Scene) -> None:
+    zone = scene.layout.seats[2].card_zone
+    (ux, uy), _ = zone.axes()
+    inside = zone.size[0] / 2 - 20.0  # the card's centre 20 mm inside the zone's left edge
+    centre = (zone.center[0] - inside * ux, zone.center[1] - inside * uy)
+    top = scene.top_view.copy()
+    card = Rect(centre, CARD_MM, zone.angle_deg)
+    draw_on_top_view(top, scene.layout, PX_PER_MM, card.corners(), (250, 250, 250))
+    image = scene.view(top_view=top, seed=204)
+    calibration = calibrate(MarkerDetector().detect(image), scene.layout, (1280, 720))
+    zones = {"seat3.cards": zone}
+    (plain,) = ZoneRectifier(calibration, zones).rectify(image)
+    (wide,) = ZoneRectifier(calibration, zones, margins={"seat3.cards": (32.0, 20.0)}).rectify(image)
+    assert plain.inner == (0, 0, 280, 130)
+    assert wide.image.shape[:2] == (170, 344)
+    assert wide.inner == (32, 20, 312, 150)
+    x1, _, x2, _ = _white_box(plain.image)
+    assert x2 - x1 == pytest.approx(CARD_MM[0] / 2 + 20, abs=4)  # cut at the zone's edge
+    x1, y1, x2, y2 = _white_box(wide.image)
+    assert x2 - x1 == pytest.approx(CARD_MM[0], abs=4)  # whole
+    assert wide.inner[0] < (x1 + x2) / 2 < wide.inner[2]  # its centre inside the zone
+    assert wide.to_table([[(x1 + x2) / 2, (y1 + y2) / 2]])[0] == pytest.approx(centre, abs=3)
+    # the zone's own corner is the same table point in both crops
+    assert wide.to_table([[31.5, 19.5]])[0] == pytest.approx(plain.to_table([[-0.5, -0.5]])[0], abs=1e-6)
+
+
+def test_zone_margins_are_not_negative(scene: Scene) -> None:
+    calibration = calibrate(MarkerDetector().detect(scene.view(seed=201)), scene.layout, (1280, 720))
+    with pytest.raises(ValueError, match="margins"):
+        ZoneRectifier(calibration, margins={"pot": (-5.0, 0.0)})
