@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from assistant.engine.cards import Card
 
@@ -24,19 +24,37 @@ class ZoneRead:
     ``face_up`` is sorted so that two reads of the same cards compare equal; ``chips`` is
     the number of chips counted there, or ``None`` when a stack's count could not be read.
     ``order`` holds the face-up cards as they lie from the player's left to right (the
-    order they were dealt in a row); it does not take part in comparisons.
+    order they were dealt in a row); it does not take part in comparisons. Nor does
+    ``unsure``: face-up cards seen but read less surely than a reading needs, each with
+    how sure the reading was, surest first; they are offered to the dealer to confirm
+    where a question is raised anyway, and never applied on their own.
     """
 
     face_up: tuple[Card, ...] = ()
     face_down: int = 0
     chips: int | None = 0
     order: tuple[Card, ...] = field(default=(), compare=False)
+    unsure: tuple[tuple[Card, float], ...] = field(default=(), compare=False)
 
     @classmethod
-    def of(cls, face_up: Iterable[Card] = (), face_down: int = 0, chips: int | None = 0) -> ZoneRead:
+    def of(
+        cls,
+        face_up: Iterable[Card] = (),
+        face_down: int = 0,
+        chips: int | None = 0,
+        unsure: Iterable[tuple[Card, float]] = (),
+    ) -> ZoneRead:
         """A reading; ``face_up`` in the order the cards lie, left to right, where known."""
         cards = tuple(face_up)
-        return cls(tuple(sorted(cards, key=lambda c: c.sort_key)), face_down, chips, cards)
+        guesses = tuple(sorted(unsure, key=lambda guess: -guess[1]))
+        return cls(tuple(sorted(cards, key=lambda c: c.sort_key)), face_down, chips, cards, guesses)
+
+    def with_unsure(self, more: Iterable[tuple[Card, float]]) -> ZoneRead:
+        """This reading with ``more`` unsure reads joined in (each card at its surest)."""
+        best = dict(self.unsure)
+        for card, confidence in more:
+            best[card] = max(best.get(card, 0.0), confidence)
+        return replace(self, unsure=tuple(sorted(best.items(), key=lambda guess: -guess[1])))
 
     def in_layout_order(self, cards: Iterable[Card]) -> list[Card]:
         """``cards`` sorted by where they lie in this zone (unplaced ones last, as given)."""

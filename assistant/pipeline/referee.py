@@ -150,13 +150,20 @@ class Referee:
         before, after = change.before, change.after
         name = self.session.state.seats[seat].name
         new_up = after.in_layout_order(_added(before.face_up, after.face_up))
-        lost_up = _added(after.face_up, before.face_up)
-        pushed_away = after.card_count == 0 and before.card_count > 0
-        turned_over = bool(before.face_up) and not after.face_up and after.face_down > 0
+        still_seen = [card for card, _ in after.unsure]  # read unsurely now, but there
+        lost_up = [c for c in _added(after.face_up, before.face_up) if c not in still_seen]
+        pushed_away = after.card_count == 0 and not still_seen and before.card_count > 0
+        turned_over = bool(before.face_up) and not after.face_up and not still_seen and after.face_down > 0
         if pushed_away or turned_over:
             how = "pushed away" if pushed_away else "turned face down"
             return self._try([Folded(seat)], change.frame, change.zone, f"{name}'s cards were {how}: ")
         down_delta = after.face_down - before.face_down
+        if down_delta == 0:
+            # a card the game already has face up (or shown) here is no arrival: the
+            # dealer confirmed it before the camera read it surely
+            held = self.session.state.seats[seat]
+            settled = {h.card for h in held.cards if h.card is not None and (h.face_up or held.shown)}
+            new_up = [c for c in new_up if c not in settled]
         if lost_up:
             shown = ", ".join(str(c) for c in lost_up)
             return self._query(
@@ -164,25 +171,48 @@ class Referee:
             )
         if not new_up and down_delta == 0:
             return []
-        phase = self.session.state.phase
-        turned_up = down_delta < 0 and len(new_up) == -down_delta
-        if turned_up:
-            if phase is Phase.EXPOSING:
-                return self._try([CardExposed(seat, c) for c in new_up], change.frame, change.zone)
-            if phase in (Phase.SHOWDOWN, Phase.DECLARING):
-                return self._try(
-                    [HandShown(seat, tuple(self._shown_cards(seat, new_up)))], change.frame, change.zone
-                )
-            if self.session.rules.bust:
-                return self._try([BustShown(seat, tuple(new_up))], change.frame, change.zone)
-            return self._query(change, f"{name} turned up {', '.join(map(str, new_up))} during {phase.value}")
+        if down_delta < 0 and len(new_up) == -down_delta:
+            events = self._turn_up_events(seat, new_up)
+            if events is None:
+                phase = self.session.state.phase.value
+                return self._query(change, f"{name} turned up {', '.join(map(str, new_up))} during {phase}")
+            return self._try(events, change.frame, change.zone)
         if down_delta < 0:
-            seen = f"only {', '.join(map(str, new_up))}" if new_up else "nothing"
-            return self._query(
-                change, f"{name} has {-down_delta} face-down card(s) fewer but {seen} new face up"
-            )
+            return self._turned_up_unread(seat, change, new_up, -down_delta)
         arrivals: list[Card | None] = [*new_up, *([None] * down_delta)]
         return self._on_arrivals(seat, arrivals, change)
+
+    def _turn_up_events(self, seat: int, cards: list[Card]) -> list[Event] | None:
+        """What turning ``cards`` face up means now, or None when it means nothing."""
+        phase = self.session.state.phase
+        if phase is Phase.EXPOSING:
+            return [CardExposed(seat, c) for c in cards]
+        if phase in (Phase.SHOWDOWN, Phase.DECLARING):
+            return [HandShown(seat, tuple(self._shown_cards(seat, cards)))]
+        if self.session.rules.bust:
+            return [BustShown(seat, tuple(cards))]
+        return None
+
+    def _turned_up_unread(
+        self, seat: int, change: ZoneChange, new_up: list[Card], gone: int
+    ) -> list[Outcome]:
+        """Backs went but fewer cards were read face up: ask, offering any unsure reads
+        (and, where they make up the difference, the events they would mean)."""
+        name = self.session.state.seats[seat].name
+        seen = f"only {', '.join(map(str, new_up))}" if new_up else "nothing"
+        message = f"{name} has {gone} face-down card(s) fewer but {seen} new face up"
+        guesses = [
+            (card, p)
+            for card, p in change.after.unsure
+            if card not in change.before.face_up and card not in new_up
+        ][: gone - len(new_up)]
+        if not guesses:
+            return self._query(change, message)
+        message += "; read unsurely: " + ", ".join(f"{card} ({p:.0%})" for card, p in guesses)
+        proposed: tuple[Event, ...] = ()
+        if len(new_up) + len(guesses) == gone:
+            proposed = tuple(self._turn_up_events(seat, [*new_up, *(card for card, _ in guesses)]) or ())
+        return self._query(change, message, proposed)
 
     def _shown_cards(self, seat: int, new_up: list[Card]) -> list[Card]:
         """At the showdown the engine wants all hidden cards: known ones plus those turned up."""

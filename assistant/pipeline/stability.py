@@ -79,7 +79,10 @@ class StableTable:
             if candidate is None or candidate.read != seen:
                 candidate = _Candidate(seen, read.frame, read.time)
                 self._candidates[zone] = candidate
+            else:  # the cards read unsurely on any frame of the new reading
+                candidate.read = candidate.read.with_unsure(seen.unsure)
             if read.time - candidate.time >= self.hold - 1e-9:
+                seen = seen.with_unsure(candidate.read.unsure)
                 self.stable[zone] = seen
                 del self._candidates[zone]
                 changes.append(

@@ -14,23 +14,30 @@ from assistant.engine.cards import Card, UnknownCardError, parse_card
 from assistant.pipeline.observations import ZoneRead, bet_zone, seat_zone
 
 #: Card reads below this confidence are treated as not seen (the zone stays as it was
-#: until a confident read persists).
+#: until a confident read persists) ...
 MIN_CARD_CONFIDENCE = 0.5
+#: ... but from this confidence on they are kept as the zone's unsure reads, for the
+#: dealer to confirm where the camera's reading leaves a question.
+UNSURE_CARD_CONFIDENCE = 0.2
 
 
 def read_zone(detections: Mapping[str, Any], min_confidence: float = MIN_CARD_CONFIDENCE) -> ZoneRead:
-    """One zone's reading: distinct face-up cards, face-down count, chips counted."""
+    """One zone's reading: distinct face-up cards, face-down count, chips counted, and
+    the cards read too unsurely to count."""
     cards: list[Card] = []
+    unsure: dict[Card, float] = {}
     # left to right in the (upright) zone crop: the order a row of cards was dealt in
     items = sorted(detections.get("cards", []), key=_left_edge)
     for item in items:
-        if float(item.get("confidence", 1.0)) < min_confidence:
-            continue
+        confidence = float(item.get("confidence", 1.0))
         try:
             card = parse_card(str(item["card"]))
         except (KeyError, UnknownCardError):
             continue
-        if card not in cards:
+        if confidence < min_confidence:
+            if confidence >= UNSURE_CARD_CONFIDENCE:
+                unsure[card] = max(unsure.get(card, 0.0), confidence)
+        elif card not in cards:
             cards.append(card)
     face_down = len(detections.get("face_down", []))
     chips: int | None = 0
@@ -40,7 +47,8 @@ def read_zone(detections: Mapping[str, Any], min_confidence: float = MIN_CARD_CO
             chips = None
         else:
             chips += int(count)
-    return ZoneRead.of(cards, face_down, chips)
+    guesses = [(card, confidence) for card, confidence in unsure.items() if card not in cards]
+    return ZoneRead.of(cards, face_down, chips, guesses)
 
 
 def detected_boxes(detections: Mapping[str, Any]) -> list[list[float]]:

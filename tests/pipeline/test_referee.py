@@ -3,7 +3,7 @@
 from collections.abc import Iterator
 
 from assistant.engine import DecisionKind, Phase, Session, Stakes, parse_card, preset
-from assistant.engine.events import CardRefused, Checked
+from assistant.engine.events import CardExposed, CardRefused, Checked
 from assistant.pipeline.observations import TableRead, ZoneRead, bet_zone, seat_zone
 from assistant.pipeline.referee import Applied, DealerQuery, Referee
 from assistant.pipeline.stability import StableTable
@@ -37,8 +37,16 @@ class Table:
     def hold(self, frames: int = 4, **kw) -> list:
         return [o for outcomes in self._frames(frames, **kw) for o in outcomes]
 
-    def set(self, zone: str, up: str = "", down: int = 0, chips: int | None = 0) -> None:
-        self.zones[zone] = ZoneRead.of([parse_card(c) for c in up.split()], down, chips)
+    def set(
+        self,
+        zone: str,
+        up: str = "",
+        down: int = 0,
+        chips: int | None = 0,
+        unsure: dict[str, float] | None = None,
+    ) -> None:
+        guesses = [(parse_card(c), p) for c, p in (unsure or {}).items()]
+        self.zones[zone] = ZoneRead.of([parse_card(c) for c in up.split()], down, chips, guesses)
 
     def dealer(self, event) -> None:
         self.referee.dealer(event, self.frame)
@@ -239,6 +247,34 @@ def test_cards_turned_up_that_do_not_add_up_are_asked_about_naming_those_read() 
     ]
 
 
+def test_a_card_turned_up_but_read_unsurely_is_offered_to_the_dealer_and_not_applied() -> None:
+    t = _fifteen_thirty_five_dealt()
+    assert t.session.state.phase is Phase.EXPOSING and t.session.decision.seat == 1
+    t.set(seat_zone(1), "", down=2, unsure={"Kd": 0.42})  # one back turned up, read at 42%
+    out = t.hold()
+    assert not applied(out)
+    (query,) = [o for o in out if isinstance(o, DealerQuery)]
+    assert (
+        query.message == "Ben has 1 face-down card(s) fewer but nothing new face up; read unsurely: Kd (42%)"
+    )
+    assert query.proposed == (CardExposed(1, parse_card("Kd")),)
+    for event in query.proposed:  # the dealer confirms
+        t.session.apply(event)
+    t.set(seat_zone(1), "Kd", down=2)  # later the camera reads it surely: nothing new
+    assert t.hold() == []
+    assert t.session.state.seats[1].up_cards == (parse_card("Kd"),)
+
+
+def test_a_card_read_unsurely_for_a_while_has_not_disappeared() -> None:
+    t = Table()
+    t.session.start_hand()
+    t.set(seat_zone(1), "Ah")
+    t.hold()
+    t.set(seat_zone(1), "", unsure={"Ah": 0.45})  # glare: the same card, read less surely
+    assert t.hold() == []
+    assert t.session.state.seats[1].live
+
+
 def _fifteen_thirty_five_dealt() -> Table:
     t = Table("fifteen-thirty-five", players=2)
     t.session.start_hand()
@@ -248,3 +284,14 @@ def _fifteen_thirty_five_dealt() -> Table:
             t.set(seat_zone(seat), "", down=cur.face_down + 1)
             t.hold()
     return t
+
+
+def test_a_card_read_unsurely_on_any_frame_of_a_new_reading_goes_with_it() -> None:
+    """The unsure read of a card just turned up often comes on one frame only."""
+    stable = StableTable(hold=0.1)
+    ace = parse_card("Ah")
+    first = TableRead(0, 0.0, {"seat1.cards": ZoneRead.of([], 1, 0, [(ace, 0.4)])})
+    second = TableRead(1, 0.1, {"seat1.cards": ZoneRead.of([], 1)})  # not read this time
+    assert stable.update(first) == []
+    (change,) = stable.update(second)
+    assert change.after.unsure == ((ace, 0.4),)

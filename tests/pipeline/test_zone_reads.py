@@ -26,7 +26,7 @@ def test_a_zone_reading_keeps_the_cards_in_the_order_they_lie_left_to_right() ->
     assert read_zone(shuffled) == read
 
 
-def test_unsure_cards_and_unknown_names_are_left_out_of_a_zone_reading() -> None:
+def test_unsure_cards_are_kept_aside_and_unknown_names_left_out_of_a_zone_reading() -> None:
     detections = {
         "cards": [
             {"card": "Qh", "box": [0, 0, 63, 88], "confidence": 0.2},
@@ -34,4 +34,11 @@ def test_unsure_cards_and_unknown_names_are_left_out_of_a_zone_reading() -> None
             {"card": "Ah", "box": [140, 0, 203, 88], "confidence": 0.8},
         ]
     }
-    assert read_zone(detections).face_up == tuple(_cards("Ah"))
+    read = read_zone(detections)
+    assert read.face_up == tuple(_cards("Ah"))
+    assert read.unsure == ((parse_card("Qh"), 0.2),)  # kept aside for the dealer to confirm
+    faint = {"cards": [{"card": "Qh", "box": [0, 0, 63, 88], "confidence": 0.1}]}
+    assert read_zone(faint).unsure == ()
+    assert read_zone(faint) == read_zone(
+        {"cards": [{"card": "Qh", "box": [0, 0, 63, 88], "confidence": 0.3}]}
+    )
