@@ -254,8 +254,14 @@ class DashboardWindow(QMainWindow):
             self.buttons["next"].setText(
                 "First deal (Space)" if state.hand_number == 0 else "Next deal (Space)"
             )
+        # hide first: with this decision's buttons shown beside the last one's, the row
+        # would be wider than the window for a moment, and the window would grow for good
         for key, button in self.buttons.items():
-            button.setVisible(key in wanted)
+            if key not in wanted:
+                button.hide()
+        for key, button in self.buttons.items():
+            if key in wanted:
+                button.show()
         needs_card = kind in (DecisionKind.DEAL, DecisionKind.DRAW, DecisionKind.EXPOSE, DecisionKind.SHOW)
         self.picker.setVisible(needs_card)
         if needs_card:
