@@ -23,7 +23,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from assistant.detect.evaluate import chip_reader_on_truth, evaluate
 from assistant.detect.labels import RANKS, SUITS
 from assistant.detect.pipeline import DEFAULT_CONF, DETECTOR_PT, MODELS_DIR, ZONE_IMGSZ, CardDetector
-from assistant.detect.reader_data import chip_side_px
 
 GROUPS = {"cards": ["card"], "index": ["index"], "face_down": ["face_down"], "chips": "chips_"}
 
@@ -104,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         det = CardDetector.for_zones(args.models)
     else:
         det = CardDetector.load(args.models, imgsz=args.imgsz, conf=args.conf)
-    report = evaluate(det.detect, args.dataset, args.split, args.limit, chip_side=chip_side_px)
+    report = evaluate(det.detect, args.dataset, args.split, args.limit, chips=True)
     chips = chip_reader_on_truth(
         lambda im, b: (
             det.chip_reader.read(im, b)["count"].argmax(1)  # type: ignore[union-attr]

@@ -58,17 +58,24 @@ class Tally:
 
 @dataclass
 class ChipTally:
+    """Chip stacks judged by :func:`~assistant.detect.reader_data.chip_target`: counted
+    where their side shows, unknown from above; ``unjudged`` stacks (zone crops written
+    without the side a chip spans) count for neither. ``count_exact`` is None when no
+    stack's side shows."""
+
     side_visible: int = 0
     exact: int = 0
     above: int = 0
     above_unknown: int = 0
+    unjudged: int = 0
 
-    def to_json(self) -> dict[str, float]:
+    def to_json(self) -> dict[str, float | int | None]:
         return {
             "side_visible_stacks": self.side_visible,
-            "count_exact": round(self.exact / max(self.side_visible, 1), 4),
+            "count_exact": round(self.exact / self.side_visible, 4) if self.side_visible else None,
             "from_above_stacks": self.above,
             "from_above_reported_unknown": round(self.above_unknown / max(self.above, 1), 4),
+            "unjudged_stacks": self.unjudged,
         }
 
 
@@ -136,7 +143,7 @@ def evaluate(
     dataset: Path,
     split: str = "test",
     limit: int | None = None,
-    chip_side: Callable[[dict[str, Any], tuple[float, float, float, float]], float] | None = None,
+    chips: bool = False,
 ) -> Report:
     import time
 
@@ -155,8 +162,8 @@ def evaluate(
         report.per_deck.setdefault(str(truth.get("deck", "?")), Tally()).add(tally)
         report.pairs += pairs
         report.readable_cards.add(match_cards(det, true_cards(truth, readable=True))[0])
-        if chip_side is not None:
-            _tally_chips(report.chips, det, truth, chip_side)
+        if chips:
+            _tally_chips(report.chips, det, truth)
     return report
 
 
@@ -168,16 +175,15 @@ def _limited(paths: list[Path], limit: int | None) -> Iterable[Path]:
     return [paths[int(k * step)] for k in range(limit)]
 
 
-def _tally_chips(
-    tally: ChipTally,
-    det: Detection,
-    truth: dict[str, Any],
-    chip_side: Callable[[dict[str, Any], tuple[float, float, float, float]], float],
-) -> None:
-    from assistant.detect.reader_data import MIN_CHIP_PX
+def _tally_chips(tally: ChipTally, det: Detection, truth: dict[str, Any]) -> None:
+    from assistant.detect.reader_data import chip_target
 
     for obj in truth["objects"]:
-        if obj["kind"] != "chips" or not obj["labelled"] or obj["visible"] < 0.8:
+        if obj["kind"] != "chips" or not obj["labelled"] or obj["box"] is None or obj["visible"] < 0.8:
+            continue
+        target = chip_target(truth, obj)
+        if target is None:
+            tally.unjudged += 1
             continue
         box = tuple(obj["box"])
         best, best_iou = None, 0.5
@@ -185,10 +191,9 @@ def _tally_chips(
             iou = box_iou(box, s.box)
             if iou >= best_iou and s.colour == obj["colour"]:
                 best, best_iou = s, iou
-        side = obj["side_px"] if "side_px" in obj else chip_side(truth["camera"], box)
-        if side >= MIN_CHIP_PX:
+        if target > 0:
             tally.side_visible += 1
-            tally.exact += best is not None and best.count == obj["count"]
+            tally.exact += best is not None and best.count == target
         else:
             tally.above += 1
             tally.above_unknown += best is not None and best.count is None
@@ -198,32 +203,34 @@ def chip_reader_on_truth(
     read: Callable[[np.ndarray, list[tuple[float, float, float, float]]], np.ndarray],
     dataset: Path,
     split: str = "test",
-    chip_side: Callable[[dict[str, Any], tuple[float, float, float, float]], float] | None = None,
 ) -> ChipTally:
-    """The chip reader alone, on the true boxes of stacks at least 80% visible.
+    """The chip reader alone, on the true boxes of stacks at least 80% visible, judged
+    as :func:`_tally_chips` judges the detector's.
 
     ``read(image, boxes)`` returns the count per box (0 for unknown).
     """
-    from assistant.detect.reader_data import MIN_CHIP_PX, chip_side_px
+    from assistant.detect.reader_data import chip_target
 
-    side_of = chip_side or chip_side_px
     tally = ChipTally()
     for truth_path in sorted((dataset / "truth" / split).glob("*.json")):
         truth = json.loads(truth_path.read_text())
-        stacks = [
-            o
-            for o in truth["objects"]
-            if o["kind"] == "chips" and o["labelled"] and o["box"] is not None and o["visible"] >= 0.8
-        ]
+        stacks = []
+        for obj in truth["objects"]:
+            if obj["kind"] != "chips" or not obj["labelled"] or obj["box"] is None or obj["visible"] < 0.8:
+                continue
+            target = chip_target(truth, obj)
+            if target is None:
+                tally.unjudged += 1
+            else:
+                stacks.append((tuple(obj["box"]), target))
         image = cv2.imread(str(dataset / "images" / split / truth["image"])) if stacks else None
         if image is None:
             continue
-        counts = read(image, [tuple(o["box"]) for o in stacks])
-        for obj, count in zip(stacks, counts, strict=True):
-            side = obj["side_px"] if "side_px" in obj else side_of(truth["camera"], tuple(obj["box"]))
-            if side >= MIN_CHIP_PX:
+        counts = read(image, [box for box, _ in stacks])
+        for (_, target), count in zip(stacks, counts, strict=True):
+            if target > 0:
                 tally.side_visible += 1
-                tally.exact += int(count) == obj["count"]
+                tally.exact += int(count) == target
             else:
                 tally.above += 1
                 tally.above_unknown += int(count) == 0

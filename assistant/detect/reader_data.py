@@ -12,7 +12,8 @@ dropped but masked where they mislead (see :func:`deck_masks`):
   Dondorf decks): no suit target.
 
 Chip stacks become patches labelled with their count, or 0 ("unknown") when the camera
-looks down so steeply that one chip more adds less than :data:`MIN_CHIP_PX` of side.
+looks down so steeply that one chip more adds less than :data:`MIN_CHIP_PX` of side
+(see :func:`chip_target`).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ CONTEXT = 1.6  # patch side over the inference crop's side (which is 1.15 x the 
 INFERENCE_SCALE = 1.15
 CHIP_THICKNESS_CM = 0.33
 MIN_CHIP_PX = 1.5
+EDGE_PX = 1.0  # a stack's box this near the image's edge is cut by it
 NO_TARGET = -1
 
 
@@ -300,24 +302,54 @@ def chip_side_px(camera: dict[str, Any], box: tuple[float, float, float, float])
     return float(math.hypot(*(f * (a[:2] / a[2] - b[:2] / b[2]))))
 
 
+def chip_target(truth: dict[str, Any], obj: dict[str, Any]) -> int | None:
+    """What the chip reader should say of the stack ``obj`` of a truth file.
+
+    Its count (at most ``MAX_CHIPS``) when one chip more adds at least
+    :data:`MIN_CHIP_PX` of side in the camera's frame, 0 ("unknown") when it adds less.
+    A zone crop's truth carries that side as ``side_px`` (its boxes are in crop pixels,
+    which the camera's model does not map); a whole-frame truth's box is in the
+    camera's pixels, so the side is worked out from it. ``None`` for a zone crop
+    written without ``side_px`` (its stacks cannot be judged), and for a stack whose side
+    shows but whose box touches the image's edge (its whole height is not in the image).
+    """
+    if "side_px" in obj:
+        side = float(obj["side_px"])
+    elif "zone" in truth:
+        return None
+    else:
+        side = chip_side_px(truth["camera"], tuple(obj["box"]))
+    if side < MIN_CHIP_PX:
+        return 0
+    if "size" in truth:
+        w, h = truth["size"]
+        x0, y0, x1, y1 = obj["box"]
+        if min(x0, y0) <= EDGE_PX or x1 >= w - EDGE_PX or y1 >= h - EDGE_PX:
+            return None
+    return min(int(obj["count"]), MAX_CHIPS)
+
+
 def chip_crops(dataset: Path, split: str, patch: int) -> CropSet:
-    """Context patches of chip stacks; target is the count, 0 when unreadable from above."""
+    """Context patches of chip stacks at least 80% visible, with :func:`chip_target` as
+    target (the count, or 0 when unreadable from above); stacks it cannot judge are left out."""
     patches, counts = [], []
     decks: list[str] = []
     for image_path, truth in _truth_files(dataset, split):
-        image = cv2.imread(str(image_path))
-        if image is None:
-            continue
+        stacks = []
         for obj in truth["objects"]:
             if obj["kind"] != "chips" or not obj["labelled"] or obj["box"] is None:
                 continue
-            box = tuple(obj["box"])
             if obj["visible"] < 0.8:
                 continue  # a half-hidden stack's count is not in its image
-            side = chip_side_px(truth["camera"], box)
-            count = int(obj["count"]) if side >= MIN_CHIP_PX else 0
+            target = chip_target(truth, obj)
+            if target is not None:
+                stacks.append((tuple(obj["box"]), target))
+        image = cv2.imread(str(image_path)) if stacks else None
+        if image is None:
+            continue
+        for box, target in stacks:
             patches.append(square_crop(image, box, patch, INFERENCE_SCALE * CONTEXT))
-            counts.append(min(count, MAX_CHIPS))
+            counts.append(target)
             decks.append(truth["deck"])
     n = len(counts)
     return CropSet(
@@ -326,6 +358,18 @@ def chip_crops(dataset: Path, split: str, patch: int) -> CropSet:
         np.full(n, NO_TARGET, np.int64),
         decks,
     )
+
+
+def fewer_unknown(crops: CropSet, keep: int, seed: int = 0) -> CropSet:
+    """``crops`` with at most ``keep`` of its "unknown" (target 0) chip crops, a seeded
+    random choice, the others in their order: whole renders and overhead zone crops hold
+    many times more stacks seen from above than stacks whose side shows."""
+    unknown = np.flatnonzero(crops.rank == 0)
+    if len(unknown) <= keep:
+        return crops
+    drop = np.random.default_rng(seed).choice(unknown, len(unknown) - keep, replace=False)
+    kept = np.setdiff1d(np.arange(len(crops.rank)), drop)
+    return CropSet(crops.patches[kept], crops.rank[kept], crops.suit[kept], [crops.deck[i] for i in kept])
 
 
 STRIP_PAD = 6  # pixels of context around a strip, for jittering it in training

@@ -28,6 +28,7 @@ from assistant.detect.reader_data import (
     CropSet,
     chip_crops,
     closeup_index_crops,
+    fewer_unknown,
     index_crops,
     negative_crops,
     strip_crops,
@@ -97,6 +98,17 @@ def _index_extras(
     for split, name, make in jobs:
         extra[split].append(load_or_make(out, name, make))
     return extra
+
+
+def chip_training_crops(dataset: Path, recipe: ReaderRecipe, split: str, patch: int) -> CropSet:
+    """The chip reader's crops of ``split``: the stacks of ``dataset`` and of the recipe's
+    further ``datasets`` (e.g. chip-focused zone crops from oblique cameras), at most
+    ``max_unknown`` of them "unknown" when the recipe caps them."""
+    folders = [dataset, *(Path(d) for d in recipe.datasets)]
+    crops = CropSet.join([chip_crops(d, split, patch) for d in folders])
+    if recipe.max_unknown > 0:
+        crops = fewer_unknown(crops, recipe.max_unknown, seed=0 if split == "train" else 1)
+    return crops
 
 
 def augment(
@@ -242,7 +254,7 @@ def train_reader(
         heads = chip_heads(MAX_CHIPS)
 
         def make(split: str) -> CropSet:
-            return chip_crops(dataset, split, patch)
+            return chip_training_crops(dataset, recipe, split, patch)
     else:
         raise ValueError(f"unknown reader {kind!r}")
     train = load_or_make(out, "train", lambda: make("train"))
@@ -251,6 +263,9 @@ def train_reader(
         extra = _index_extras(recipe, dataset, out, patch, log)
         train, val = CropSet.join([train, *extra["train"]]), CropSet.join([val, *extra["val"]])
     log(f"{kind} reader: {len(train.rank)} train crops, {len(val.rank)} val crops")
+    if kind == "chips":
+        per_target = np.bincount(train.rank, minlength=MAX_CHIPS + 1).tolist()
+        log(f"train targets (0 = unknown, then counts 1..{MAX_CHIPS}): {per_target}")
     if len(train.rank) == 0:
         raise ValueError(f"no {kind} crops in {dataset}")
 

@@ -39,6 +39,14 @@ def register(subparsers: Any) -> None:
     zn.add_argument("--val", type=float, default=0.05, help="fraction of hands for val (validation decks)")
     zn.add_argument("--test", type=float, default=0.1, help="fraction of hands for test (held-out decks)")
     zn.add_argument("--workers", type=int, default=0, help="processes (default: up to 2)")
+    zn.add_argument(
+        "--chips",
+        type=int,
+        default=0,
+        metavar="SHOTS",
+        help="chip-focused instead: SHOTS stills per hand from oblique cameras, bet and pot zones "
+        "only, stacks of 1-20 chips of every colour (for the chip reader; --rate unused)",
+    )
     zn.set_defaults(func=_zones)
 
     vid = sub.add_parser("video", help="render a game script into NAME.mp4 and NAME.truth.json")
@@ -102,6 +110,8 @@ def _zones(args: argparse.Namespace) -> int:
         raise CommandError("--hands must be at least 1")
     if not 0 < args.rate <= 1:
         raise CommandError("--rate must be a fraction above 0")
+    if args.chips < 0:
+        raise CommandError("--chips must not be negative")
     if not 0 <= args.val < 1 or not 0 <= args.test < 1 or args.val + args.test >= 1:
         raise CommandError("--val and --test must be fractions that leave some training hands")
 
@@ -119,6 +129,7 @@ def _zones(args: argparse.Namespace) -> int:
             test=args.test,
             workers=args.workers or default_workers(),
             progress=progress,
+            chip_shots=args.chips,
         )
     except DecksMissingError as error:
         raise CommandError(str(error)) from error

@@ -262,7 +262,8 @@ def zone_truths(
     return out
 
 
-def _zone_kind(key: str) -> str:
+def zone_kind(key: str) -> str:
+    """``"seat3.bet" -> "bet"``: what kind of zone a rectifier key names."""
     return key.split(".")[-1] if "." in key else key
 
 
@@ -287,7 +288,7 @@ def render_hand(job: tuple[Path, int, int, str, float]) -> tuple[str, int, int]:
     for shot in vr.shots:
         image = codec_loss(shot.rendered.image, rng)
         truths = scene_truth(shot.scene, shot.rendered, vr.record)
-        keys = [k for k in rectifier.zones if rng.random() < ZONE_KEEP.get(_zone_kind(k), 0.0)]
+        keys = [k for k in rectifier.zones if rng.random() < ZONE_KEEP.get(zone_kind(k), 0.0)]
         for crop in rectifier.rectify(image, keys):
             table_to_crop = np.asarray(np.linalg.inv(crop.crop_to_table), dtype=np.float64)
 
@@ -339,28 +340,43 @@ def write_zone_dataset(
     test: float = 0.1,
     workers: int = 1,
     progress: Callable[[int, int], None] | None = None,
+    chip_shots: int = 0,
 ) -> dict[str, object]:
-    """Render ``hands`` random hands into zone crops under ``out``; returns the summary."""
+    """Render ``hands`` random hands into zone crops under ``out``; returns the summary.
+
+    With ``chip_shots`` > 0 each hand is instead shown in that many chip-focused stills
+    (:mod:`assistant.synth.chip_zones`: oblique cameras, bet and pot zones full of stacks
+    of 1-20 chips; ``rate`` is then unused).
+    """
     if hands < 1:
         raise ValueError("--hands must be at least 1")
     if not 0 < rate <= 1:
         raise ValueError("--rate must be in (0, 1]")
+    if chip_shots < 0:
+        raise ValueError("--chips must not be negative")
     for split_name, split in SPLITS.items():
         installed_decks(split=split)
         for sub in ("images", "labels", "truth"):
             (out / sub / split_name).mkdir(parents=True, exist_ok=True)
-    jobs = [(out, seed, i, split_of(i, hands, val, test), rate) for i in range(hands)]
     per_split = dict.fromkeys(SPLITS, 0)
     labels = 0
-    for split_name, n, k in run_jobs(render_hand, jobs, workers, progress):
+    if chip_shots > 0:
+        from assistant.synth.chip_zones import render_chip_hand
+
+        chip_jobs = [(out, seed, i, split_of(i, hands, val, test), chip_shots) for i in range(hands)]
+        results = run_jobs(render_chip_hand, chip_jobs, workers, progress)
+    else:
+        jobs = [(out, seed, i, split_of(i, hands, val, test), rate) for i in range(hands)]
+        results = run_jobs(render_hand, jobs, workers, progress)
+    for split_name, n, k in results:
         per_split[split_name] += n
         labels += k
     write_data_yaml(out)
     summary: dict[str, object] = {
-        "kind": "zones",
+        "kind": "chip zones" if chip_shots > 0 else "zones",
         "seed": seed,
         "hands": hands,
-        "rate": rate,
+        **({"chip_shots": chip_shots} if chip_shots > 0 else {"rate": rate}),
         "mm_per_px": ZONE_MM_PER_PX,
         "crops": per_split,
         "labels": labels,
