@@ -69,6 +69,16 @@ class ChipTally:
     above_unknown: int = 0
     unjudged: int = 0
 
+    def add(self, target: int, found: bool, count: int | None) -> None:
+        """One judged stack: ``target`` its count, 0 when seen from above; whether it was
+        ``found``, and the ``count`` read there (None: reported unknown)."""
+        if target > 0:
+            self.side_visible += 1
+            self.exact += found and count == target
+        else:
+            self.above += 1
+            self.above_unknown += found and count is None
+
     def to_json(self) -> dict[str, float | int | None]:
         return {
             "side_visible_stacks": self.side_visible,
@@ -175,32 +185,40 @@ def _limited(paths: list[Path], limit: int | None) -> Iterable[Path]:
     return [paths[int(k * step)] for k in range(limit)]
 
 
-def _tally_chips(tally: ChipTally, det: Detection, truth: dict[str, Any]) -> None:
+Box = tuple[float, float, float, float]
+
+
+def judged_stacks(truth: dict[str, Any], tally: ChipTally) -> list[tuple[dict[str, Any], Box, int]]:
+    """(stack, box, target) of the truth's chip stacks at least 80% visible that can be
+    judged (:func:`~assistant.detect.reader_data.chip_target`); the others are counted
+    in ``tally`` as unjudged."""
     from assistant.detect.reader_data import chip_target
 
+    stacks = []
     for obj in truth["objects"]:
         if obj["kind"] != "chips" or not obj["labelled"] or obj["box"] is None or obj["visible"] < 0.8:
             continue
         target = chip_target(truth, obj)
         if target is None:
             tally.unjudged += 1
-            continue
-        box = tuple(obj["box"])
+        else:
+            x1, y1, x2, y2 = (float(v) for v in obj["box"])
+            stacks.append((obj, (x1, y1, x2, y2), target))
+    return stacks
+
+
+def _tally_chips(tally: ChipTally, det: Detection, truth: dict[str, Any]) -> None:
+    for obj, box, target in judged_stacks(truth, tally):
         best, best_iou = None, 0.5
         for s in det.chips:
             iou = box_iou(box, s.box)
             if iou >= best_iou and s.colour == obj["colour"]:
                 best, best_iou = s, iou
-        if target > 0:
-            tally.side_visible += 1
-            tally.exact += best is not None and best.count == target
-        else:
-            tally.above += 1
-            tally.above_unknown += best is not None and best.count is None
+        tally.add(target, best is not None, best.count if best is not None else None)
 
 
 def chip_reader_on_truth(
-    read: Callable[[np.ndarray, list[tuple[float, float, float, float]]], np.ndarray],
+    read: Callable[[np.ndarray, list[Box]], np.ndarray],
     dataset: Path,
     split: str = "test",
 ) -> ChipTally:
@@ -209,29 +227,14 @@ def chip_reader_on_truth(
 
     ``read(image, boxes)`` returns the count per box (0 for unknown).
     """
-    from assistant.detect.reader_data import chip_target
-
     tally = ChipTally()
     for truth_path in sorted((dataset / "truth" / split).glob("*.json")):
         truth = json.loads(truth_path.read_text())
-        stacks = []
-        for obj in truth["objects"]:
-            if obj["kind"] != "chips" or not obj["labelled"] or obj["box"] is None or obj["visible"] < 0.8:
-                continue
-            target = chip_target(truth, obj)
-            if target is None:
-                tally.unjudged += 1
-            else:
-                stacks.append((tuple(obj["box"]), target))
+        stacks = judged_stacks(truth, tally)
         image = cv2.imread(str(dataset / "images" / split / truth["image"])) if stacks else None
         if image is None:
             continue
-        counts = read(image, [box for box, _ in stacks])
-        for (_, target), count in zip(stacks, counts, strict=True):
-            if target > 0:
-                tally.side_visible += 1
-                tally.exact += int(count) == target
-            else:
-                tally.above += 1
-                tally.above_unknown += int(count) == 0
+        counts = read(image, [box for _, box, _ in stacks])
+        for (_, _, target), count in zip(stacks, counts, strict=True):
+            tally.add(target, True, int(count) or None)
     return tally

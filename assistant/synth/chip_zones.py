@@ -16,30 +16,26 @@ camera's frame), in the layout and file naming of :mod:`assistant.synth.zones`.
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
-from typing import Any
 
-import cv2
 import numpy as np
 import numpy.typing as npt
 
 from assistant.synth.camera import Camera
 from assistant.synth.dataset import deck_faces
 from assistant.synth.effects import sample_light
-from assistant.synth.labels import scene_truth, yolo_lines
+from assistant.synth.labels import scene_truth
 from assistant.synth.render import render
 from assistant.synth.scene import CHIP_COLOURS, ChipStack, Scene
 from assistant.synth.table import Table, calibration_json
 from assistant.synth.video import VideoRenderer
 from assistant.synth.zones import (
-    JPEG_QUALITY,
     ZONE_MM_PER_PX,
     codec_loss,
     random_script,
+    write_zone_crop,
     zone_kind,
-    zone_truths,
 )
 
 Array = npt.NDArray[np.float64]
@@ -96,7 +92,6 @@ def random_stacks(table: Table, rng: np.random.Generator) -> list[ChipStack]:
 
 def render_chip_hand(job: tuple[Path, int, int, str, int]) -> tuple[str, int, int]:
     """Render ``shots`` chip stills of hand ``index``; returns (split, crops, labels)."""
-    from assistant.detect.reader_data import chip_side_px
     from assistant.vision.calibration import calibration_from_dict
     from assistant.vision.rectify import ZoneRectifier
 
@@ -136,41 +131,16 @@ def render_chip_hand(job: tuple[Path, int, int, str, int]) -> tuple[str, int, in
         camera_json = camera.to_json()
         keys = [k for k in rectifier.zones if zone_kind(k) in CHIP_ZONES]
         for crop in rectifier.rectify(image, keys):
-            table_to_crop = np.asarray(np.linalg.inv(crop.crop_to_table), dtype=np.float64)
-
-            def image_to_crop(points: Array, m: Array = table_to_crop, cal: Any = calibration) -> Array:
-                mm = cal.to_table(points)
-                homog = np.column_stack([mm, np.ones(len(mm))]) @ m.T
-                return np.asarray(homog[:, :2] / homog[:, 2:3], dtype=np.float64)
-
-            h, w = crop.image.shape[:2]
-            zone = zone_truths(truths, image_to_crop, (w, h))
-            if not any(t.labelled and t.kind == "chips" for t in zone):
-                continue
-            name = f"s{seed}-{index:05d}_{shot:04d}_{crop.key}"
-            img_path = out / "images" / split / f"{name}.jpg"
-            if not cv2.imwrite(str(img_path), crop.image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY]):
-                raise OSError(f"cannot write {img_path}")
-            lines = yolo_lines(zone, w, h)
-            (out / "labels" / split / f"{name}.txt").write_text("".join(f"{line}\n" for line in lines))
-            objects = [t.to_json() for t in zone]
-            for obj, t in zip(objects, zone, strict=True):
-                if t.kind == "chips":
-                    original = next(o for o in truths if o.oid == t.oid)
-                    assert original.box is not None
-                    obj["side_px"] = round(chip_side_px(camera_json, original.box), 3)
-            truth: dict[str, Any] = {
-                "image": f"{name}.jpg",
-                "size": [w, h],
-                "deck": vr.record.id,
-                "surface": vr.surface.to_json(),
-                "zone": crop.key,
-                "mm_per_px": ZONE_MM_PER_PX,
-                "frame": shot,
-                "camera": camera_json,
-                "objects": objects,
-            }
-            (out / "truth" / split / f"{name}.json").write_text(json.dumps(truth, allow_nan=False) + "\n")
-            crops += 1
-            labels += len(lines)
+            written = write_zone_crop(
+                out / "images" / split,
+                f"s{seed}-{index:05d}_{shot:04d}_{crop.key}",
+                crop,
+                calibration,
+                truths,
+                {"deck": vr.record.id, "surface": vr.surface.to_json(), "frame": shot, "camera": camera_json},
+                keep=lambda zone: any(t.labelled and t.kind == "chips" for t in zone),
+            )
+            if written is not None:
+                crops += 1
+                labels += written
     return split, crops, labels

@@ -32,7 +32,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
@@ -56,6 +56,10 @@ from assistant.synth.scene import CardItem, ChipStack, Hand, Scene
 from assistant.synth.script import GameScript, script_from_autoplay
 from assistant.synth.table import SeatModel, Table, calibration_json
 from assistant.synth.video import VideoRenderer, animate
+
+if TYPE_CHECKING:
+    from assistant.vision.calibration import Calibration
+    from assistant.vision.rectify import ZoneCrop
 
 Array = npt.NDArray[np.float64]
 
@@ -267,9 +271,63 @@ def zone_kind(key: str) -> str:
     return key.split(".")[-1] if "." in key else key
 
 
+def write_zone_crop(
+    images: Path,
+    name: str,
+    crop: ZoneCrop,
+    calibration: Calibration,
+    truths: Sequence[ObjectTruth],
+    shot: dict[str, Any],
+    keep: Callable[[list[ObjectTruth]], bool],
+) -> int | None:
+    """Write one zone crop as ``images/NAME.jpg`` with its YOLO labels and its truth
+    (``labels/`` and ``truth/`` beside ``images/``), each chip stack with ``side_px``, the
+    side one chip more shows in the camera's frame. ``shot`` holds the truth's ``deck``,
+    ``surface``, ``frame`` and ``camera`` (its JSON). Returns the number of labels, or
+    None when ``keep`` turns down the crop's truths."""
+    from assistant.detect.reader_data import chip_side_px
+
+    table_to_crop = np.asarray(np.linalg.inv(crop.crop_to_table), dtype=np.float64)
+
+    def image_to_crop(points: Array) -> Array:
+        mm = calibration.to_table(points)
+        homog = np.column_stack([mm, np.ones(len(mm))]) @ table_to_crop.T
+        return np.asarray(homog[:, :2] / homog[:, 2:3], dtype=np.float64)
+
+    h, w = crop.image.shape[:2]
+    zone = zone_truths(truths, image_to_crop, (w, h))
+    if not keep(zone):
+        return None
+    split = images.name
+    root = images.parent.parent
+    img_path = images / f"{name}.jpg"
+    if not cv2.imwrite(str(img_path), crop.image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY]):
+        raise OSError(f"cannot write {img_path}")
+    lines = yolo_lines(zone, w, h)
+    (root / "labels" / split / f"{name}.txt").write_text("".join(f"{line}\n" for line in lines))
+    objects = [t.to_json() for t in zone]
+    for obj, t in zip(objects, zone, strict=True):
+        if t.kind == "chips":  # how much one chip more shows, judged in the camera's frame
+            original = next(o for o in truths if o.oid == t.oid)
+            assert original.box is not None
+            obj["side_px"] = round(chip_side_px(shot["camera"], original.box), 3)
+    truth: dict[str, Any] = {
+        "image": f"{name}.jpg",
+        "size": [w, h],
+        "deck": shot["deck"],
+        "surface": shot["surface"],
+        "zone": crop.key,
+        "mm_per_px": ZONE_MM_PER_PX,
+        "frame": shot["frame"],
+        "camera": shot["camera"],
+        "objects": objects,
+    }
+    (root / "truth" / split / f"{name}.json").write_text(json.dumps(truth, allow_nan=False) + "\n")
+    return len(lines)
+
+
 def render_hand(job: tuple[Path, int, int, str, float]) -> tuple[str, int, int]:
     """Render hand ``index`` and write its zone crops; returns (split, crops, labels)."""
-    from assistant.detect.reader_data import chip_side_px
     from assistant.vision.calibration import calibration_from_dict
     from assistant.vision.rectify import ZoneRectifier
 
@@ -289,44 +347,20 @@ def render_hand(job: tuple[Path, int, int, str, float]) -> tuple[str, int, int]:
         image = codec_loss(shot.rendered.image, rng)
         truths = scene_truth(shot.scene, shot.rendered, vr.record)
         keys = [k for k in rectifier.zones if rng.random() < ZONE_KEEP.get(zone_kind(k), 0.0)]
+        meta = {"deck": vr.record.id, "surface": vr.surface.to_json(), "frame": shot.frame, "camera": camera}
         for crop in rectifier.rectify(image, keys):
-            table_to_crop = np.asarray(np.linalg.inv(crop.crop_to_table), dtype=np.float64)
-
-            def image_to_crop(points: Array, m: Array = table_to_crop) -> Array:
-                mm = calibration.to_table(points)
-                homog = np.column_stack([mm, np.ones(len(mm))]) @ m.T
-                return np.asarray(homog[:, :2] / homog[:, 2:3], dtype=np.float64)
-
-            h, w = crop.image.shape[:2]
-            zone = zone_truths(truths, image_to_crop, (w, h))
-            if not any(t.labelled for t in zone) and rng.random() >= EMPTY_KEEP:
-                continue
-            name = f"s{seed}-{index:05d}_{shot.frame:04d}_{crop.key}"
-            img_path = out / "images" / split / f"{name}.jpg"
-            if not cv2.imwrite(str(img_path), crop.image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY]):
-                raise OSError(f"cannot write {img_path}")
-            lines = yolo_lines(zone, w, h)
-            (out / "labels" / split / f"{name}.txt").write_text("".join(f"{line}\n" for line in lines))
-            objects = [t.to_json() for t in zone]
-            for obj, t in zip(objects, zone, strict=True):
-                if t.kind == "chips":  # how much one chip more shows, judged in the camera's frame
-                    original = next(o for o in truths if o.oid == t.oid)
-                    assert original.box is not None
-                    obj["side_px"] = round(chip_side_px(camera, original.box), 3)
-            truth: dict[str, Any] = {
-                "image": f"{name}.jpg",
-                "size": [w, h],
-                "deck": vr.record.id,
-                "surface": vr.surface.to_json(),
-                "zone": crop.key,
-                "mm_per_px": ZONE_MM_PER_PX,
-                "frame": shot.frame,
-                "camera": camera,
-                "objects": objects,
-            }
-            (out / "truth" / split / f"{name}.json").write_text(json.dumps(truth, allow_nan=False) + "\n")
-            crops += 1
-            labels += len(lines)
+            written = write_zone_crop(
+                out / "images" / split,
+                f"s{seed}-{index:05d}_{shot.frame:04d}_{crop.key}",
+                crop,
+                calibration,
+                truths,
+                meta,
+                keep=lambda zone: any(t.labelled for t in zone) or rng.random() < EMPTY_KEEP,
+            )
+            if written is not None:
+                crops += 1
+                labels += written
     return split, crops, labels
 
 
