@@ -46,15 +46,19 @@ class ZoneRead:
     ) -> ZoneRead:
         """A reading; ``face_up`` in the order the cards lie, left to right, where known."""
         cards = tuple(face_up)
-        guesses = tuple(sorted(unsure, key=lambda guess: -guess[1]))
-        return cls(tuple(sorted(cards, key=lambda c: c.sort_key)), face_down, chips, cards, guesses)
+        return cls(
+            tuple(sorted(cards, key=lambda c: c.sort_key)), face_down, chips, cards, _surest_first(unsure)
+        )
 
     def with_unsure(self, more: Iterable[tuple[Card, float]]) -> ZoneRead:
         """This reading with ``more`` unsure reads joined in (each card at its surest)."""
+        more = tuple(more)
+        if not more:
+            return self  # most frames: nothing read unsurely
         best = dict(self.unsure)
         for card, confidence in more:
             best[card] = max(best.get(card, 0.0), confidence)
-        return replace(self, unsure=tuple(sorted(best.items(), key=lambda guess: -guess[1])))
+        return replace(self, unsure=_surest_first(best.items()))
 
     def in_layout_order(self, cards: Iterable[Card]) -> list[Card]:
         """``cards`` sorted by where they lie in this zone (unplaced ones last, as given)."""
@@ -68,6 +72,10 @@ class ZoneRead:
     @property
     def card_count(self) -> int:
         return len(self.face_up) + self.face_down
+
+
+def _surest_first(guesses: Iterable[tuple[Card, float]]) -> tuple[tuple[Card, float], ...]:
+    return tuple(sorted(guesses, key=lambda guess: -guess[1]))
 
 
 EMPTY = ZoneRead()

@@ -137,11 +137,12 @@ class TablePipeline:
         """A zone's detections: what lies in the zone is its reading, unless something
         the detector does not know covers the zone (then the last reading stands)."""
         key = self.keys[crop.key]
-        own = within(found, crop.inner)
+        own = within(found, crop.inner)  # keeps only items with a box
+        empty = not any(own.get(group) for group in ("cards", "face_down", "chips"))
         x1, y1, x2, y2 = crop.inner
         # everything found masks the zone's look, whether it belongs to the zone or not
         boxes = [[bx1 - x1, by1 - y1, bx2 - x1, by2 - y1] for bx1, by1, bx2, by2 in detected_boxes(found)]
-        if self.occlusion.check(crop.key, crop.image[y1:y2, x1:x2], boxes, empty=not detected_boxes(own)):
+        if self.occlusion.check(crop.key, crop.image[y1:y2, x1:x2], boxes, empty=empty):
             self.occluded.add(key)  # a hand over the zone: its reading says nothing
         else:
             self.occluded.discard(key)

@@ -15,6 +15,7 @@ import pytest
 from assistant.detect.labels import MAX_CHIPS
 from assistant.detect.reader_data import CropSet, chip_crops, chip_target, fewer_unknown
 from assistant.detect.recipe import Recipe
+from tests.detect.datasets import fixture_dataset
 
 FIXTURES = Path(__file__).parent / "fixtures"
 MODELS = Path(__file__).resolve().parents[2] / "models"
@@ -146,7 +147,6 @@ def test_a_chip_reader_trained_on_chip_scenes_and_exported_runs_in_the_detector(
     """Chip-focused zone crops plus whole renders train an 80 px reader; its ONNX file,
     put beside the shipped stage 1 and index reader, counts stacks in the detector."""
     pytest.importorskip("torch")
-    import shutil
 
     from assistant.detect.pipeline import CHIP_READER, CardDetector
     from assistant.detect.recipe import ReaderRecipe
@@ -159,13 +159,7 @@ def test_a_chip_reader_trained_on_chip_scenes_and_exported_runs_in_the_detector(
         write_zone_dataset(scenes, 2, 5, val=0.5, test=0, chip_shots=2)
     except DecksMissingError as error:
         pytest.skip(str(error))
-    renders = tmp_path / "renders"
-    for split in ("train", "val"):
-        (renders / "images" / split).mkdir(parents=True)
-        (renders / "truth" / split).mkdir(parents=True)
-        for jpg in sorted(FIXTURES.glob("*.jpg")):
-            shutil.copy(jpg, renders / "images" / split / jpg.name)
-            shutil.copy(jpg.with_suffix(".json"), renders / "truth" / split / jpg.with_suffix(".json").name)
+    renders = fixture_dataset(tmp_path / "renders")
     out = tmp_path / "run"
     recipe = ReaderRecipe(
         crop=80,

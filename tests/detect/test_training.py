@@ -12,20 +12,14 @@ import pytest
 
 from assistant.detect.readers import OnnxReader
 from assistant.detect.recipe import DEFAULT_RECIPE, ReaderRecipe, Recipe, RecipeError
+from tests.detect.datasets import fixture_dataset
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
 @pytest.fixture()
 def tiny_dataset(tmp_path: Path) -> Path:
-    root = tmp_path / "data"
-    for split in ("train", "val"):
-        (root / "images" / split).mkdir(parents=True)
-        (root / "truth" / split).mkdir(parents=True)
-        for jpg in sorted(FIXTURES.glob("*.jpg")):
-            shutil.copy(jpg, root / "images" / split / jpg.name)
-            shutil.copy(jpg.with_suffix(".json"), root / "truth" / split / jpg.with_suffix(".json").name)
-    return root
+    return fixture_dataset(tmp_path / "data")
 
 
 def test_the_shipped_recipe_loads_and_builds_from_a_model_yaml() -> None:
