@@ -410,6 +410,12 @@ class DashboardWindow(QMainWindow):
             seats, players = len(calibration.layout.seats), len(self.session.state.seats)
             mismatch = f"the calibration's layout has {seats} seats for {players} players: check the seating"
             note = f"{note}; {mismatch}" if note else mismatch
+        if calibration is not None and detector is not None:
+            from assistant.vision.sampling import sampling_warning
+
+            coarse = sampling_warning(calibration)
+            if coarse:
+                note = f"{note}; {coarse}" if note else coarse
         if calibration is None:
             pipeline = CameraPipeline(
                 self.camera,

@@ -4,6 +4,10 @@ A predicted card counts as right when its rank and suit equal a true card's and 
 centre of its box lies on that card (inside the card's projected outline); each true
 card is matched at most once. True cards are the labelled face-up cards of the truth
 files; ``readable`` restricts them to cards with at least one labelled corner index.
+
+Zone crops whose truth says how finely the camera saw the zone (``camera_mm_per_px``,
+:mod:`assistant.vision.sampling`) are also tallied by that sampling: a crop is always
+1 mm per pixel, but the detail in it is the camera's.
 """
 
 from __future__ import annotations
@@ -127,6 +131,25 @@ def match_cards(
     return tally, pairs
 
 
+#: Upper edges of the camera-sampling bins (mm of table per camera pixel).
+SAMPLING_EDGES = (0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0, 2.5)
+
+
+def sampling_bin(mm_per_px: float) -> str:
+    """The bin of a camera sampling: ``"1.0-1.2"`` (lower edge exclusive), ``"<=0.6"``, ``">2.5"``."""
+    lower = None
+    for edge in SAMPLING_EDGES:
+        if mm_per_px <= edge:
+            return f"<={edge:.1f}" if lower is None else f"{lower:.1f}-{edge:.1f}"
+        lower = edge
+    return f">{SAMPLING_EDGES[-1]:.1f}"
+
+
+def _bin_order(label: str) -> float:
+    lower = float(label.lstrip("<=>").split("-")[0])
+    return lower - 0.01 if label.startswith("<") else lower + 0.01 if label.startswith(">") else lower
+
+
 @dataclass
 class Report:
     images: int = 0
@@ -136,13 +159,21 @@ class Report:
     pairs: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
     per_deck: dict[str, Tally] = field(default_factory=dict)  # all labelled cards, per deck design
+    # all labelled cards, per camera-sampling bin (crops whose truth says it)
+    per_sampling: dict[str, Tally] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
+        bins = sorted(self.per_sampling.items(), key=lambda item: _bin_order(item[0]))
         return {
             "images": self.images,
             "card_identity_all_labelled": self.all_cards.to_json(),
             "card_identity_index_visible": self.readable_cards.to_json(),
             "card_identity_per_deck": {d: t.to_json() for d, t in sorted(self.per_deck.items())},
+            **(
+                {"card_identity_per_camera_mm_per_px": {label: t.to_json() for label, t in bins}}
+                if bins
+                else {}
+            ),
             "chips": self.chips.to_json(),
             "ms_per_image": round(1000 * self.seconds / max(self.images, 1), 1),
         }
@@ -170,6 +201,9 @@ def evaluate(
         tally, pairs = match_cards(det, true_cards(truth, readable=False))
         report.all_cards.add(tally)
         report.per_deck.setdefault(str(truth.get("deck", "?")), Tally()).add(tally)
+        if truth.get("camera_mm_per_px") is not None:
+            label = sampling_bin(float(truth["camera_mm_per_px"]))
+            report.per_sampling.setdefault(label, Tally()).add(tally)
         report.pairs += pairs
         report.readable_cards.add(match_cards(det, true_cards(truth, readable=True))[0])
         if chips:

@@ -152,6 +152,11 @@ def _run_replay(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
     except SourceError as error:
         raise CommandError(str(error)) from None
     calibration = _calibration(args.video, args.layout)
+    from assistant.vision.sampling import sampling_warning
+
+    coarse = sampling_warning(calibration)
+    if coarse:
+        print(f"replay: {coarse}", file=sys.stderr)
     sidecar = _sidecar(args, len(calibration.layout.seats))
     if len(sidecar.players) != len(calibration.layout.seats):
         raise CommandError(

@@ -47,6 +47,13 @@ def register(subparsers: Any) -> None:
         help="chip-focused instead: SHOTS stills per hand from oblique cameras, bet and pot zones "
         "only, stacks of 1-20 chips of every colour (for the chip reader; --rate unused)",
     )
+    zn.add_argument(
+        "--sizes",
+        type=_sizes,
+        default=None,
+        metavar="WxH[,WxH...]",
+        help="camera resolutions, one drawn per hand (default: mostly 1280x720, some 1920x1080 and 960x540)",
+    )
     zn.set_defaults(func=_zones)
 
     vid = sub.add_parser("video", help="render a game script into NAME.mp4 and NAME.truth.json")
@@ -100,11 +107,22 @@ def _dataset(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sizes(text: str) -> tuple[tuple[int, int], ...]:
+    """``"1920x1080,3840x2160"`` as ((1920, 1080), (3840, 2160))."""
+    out = []
+    for part in text.split(","):
+        w, sep, h = part.strip().lower().partition("x")
+        if not sep or not w.isdigit() or not h.isdigit() or int(w) < 64 or int(h) < 64:
+            raise argparse.ArgumentTypeError(f"{part!r} is not a camera size like 1920x1080 (at least 64x64)")
+        out.append((int(w), int(h)))
+    return tuple(out)
+
+
 def _zones(args: argparse.Namespace) -> int:
     from assistant.cli import CommandError
     from assistant.synth.dataset import default_workers
     from assistant.synth.decks import DecksMissingError
-    from assistant.synth.zones import write_zone_dataset
+    from assistant.synth.zones import SIZES, write_zone_dataset
 
     if args.hands < 1:
         raise CommandError("--hands must be at least 1")
@@ -130,6 +148,7 @@ def _zones(args: argparse.Namespace) -> int:
             workers=args.workers or default_workers(),
             progress=progress,
             chip_shots=args.chips,
+            sizes=args.sizes or SIZES,
         )
     except DecksMissingError as error:
         raise CommandError(str(error)) from error

@@ -59,6 +59,7 @@ from assistant.synth.video import VideoRenderer, animate
 
 if TYPE_CHECKING:
     from assistant.vision.calibration import Calibration
+    from assistant.vision.geometry import Rect
     from assistant.vision.rectify import ZoneCrop
 
 Array = npt.NDArray[np.float64]
@@ -172,8 +173,9 @@ def codec_loss(image: npt.NDArray[np.uint8], rng: np.random.Generator) -> npt.ND
     return np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR), dtype=np.uint8)
 
 
-def random_script(seed: int, index: int, split: str) -> GameScript:
-    """Hand ``index`` of a zone dataset: a random preset, table and deck of ``split``."""
+def random_script(seed: int, index: int, split: str, sizes: Sequence[tuple[int, int]] = SIZES) -> GameScript:
+    """Hand ``index`` of a zone dataset: a random preset, table and deck of ``split``,
+    filmed by a camera of one of ``sizes`` (width, height) pixels."""
     rng = np.random.default_rng([seed, index, 17])
     decks = installed_decks(split=SPLITS[split])
     deck = decks[int(rng.integers(len(decks)))]
@@ -188,7 +190,8 @@ def random_script(seed: int, index: int, split: str) -> GameScript:
         surface_split=SPLITS[split].value,
         dealer=int(rng.integers(players)),
     )
-    return replace(script, size=SIZES[int(rng.integers(len(SIZES)))])
+    width, height = sizes[int(rng.integers(len(sizes)))]
+    return replace(script, size=(int(width), int(height)))
 
 
 def _map(points: Array, image_to_crop: Callable[[Array], Array]) -> Array:
@@ -266,6 +269,11 @@ def zone_truths(
     return out
 
 
+def zone_rect(calibration: Calibration, key: str) -> Rect:
+    """The table rectangle a rectifier key names (a layout zone)."""
+    return calibration.layout.zones()[key]
+
+
 def zone_kind(key: str) -> str:
     """``"seat3.bet" -> "bet"``: what kind of zone a rectifier key names."""
     return key.split(".")[-1] if "." in key else key
@@ -286,6 +294,7 @@ def write_zone_crop(
     ``surface``, ``frame`` and ``camera`` (its JSON). Returns the number of labels, or
     None when ``keep`` turns down the crop's truths."""
     from assistant.detect.reader_data import chip_side_px
+    from assistant.vision.sampling import rect_mm_per_camera_px
 
     table_to_crop = np.asarray(np.linalg.inv(crop.crop_to_table), dtype=np.float64)
 
@@ -318,6 +327,9 @@ def write_zone_crop(
         "surface": shot["surface"],
         "zone": crop.key,
         "mm_per_px": ZONE_MM_PER_PX,
+        # how finely the camera sees this zone (its coarsest point): what the crop's
+        # detail is limited by, whatever its own scale
+        "camera_mm_per_px": round(rect_mm_per_camera_px(calibration, zone_rect(calibration, crop.key)), 4),
         "frame": shot["frame"],
         "camera": shot["camera"],
         "objects": objects,
@@ -326,14 +338,16 @@ def write_zone_crop(
     return len(lines)
 
 
-def render_hand(job: tuple[Path, int, int, str, float]) -> tuple[str, int, int]:
+def render_hand(
+    job: tuple[Path, int, int, str, float, Sequence[tuple[int, int]]],
+) -> tuple[str, int, int]:
     """Render hand ``index`` and write its zone crops; returns (split, crops, labels)."""
     from assistant.vision.calibration import calibration_from_dict
     from assistant.vision.rectify import ZoneRectifier
 
-    out, seed, index, split, rate = job
+    out, seed, index, split, rate, sizes = job
     rng = np.random.default_rng([seed, index, 23])
-    script = random_script(seed, index, split)
+    script = random_script(seed, index, split, sizes)
     vr = SamplingRenderer(script, rate, rng)
     animate(script, vr)
     to_world = np.array([[0.1, 0.0, 0.0], [0.0, -0.1, 0.0], [0.0, 0.0, 1.0]])
@@ -375,12 +389,14 @@ def write_zone_dataset(
     workers: int = 1,
     progress: Callable[[int, int], None] | None = None,
     chip_shots: int = 0,
+    sizes: Sequence[tuple[int, int]] = SIZES,
 ) -> dict[str, object]:
     """Render ``hands`` random hands into zone crops under ``out``; returns the summary.
 
     With ``chip_shots`` > 0 each hand is instead shown in that many chip-focused stills
     (:mod:`assistant.synth.chip_zones`: oblique cameras, bet and pot zones full of stacks
-    of 1-20 chips; ``rate`` is then unused).
+    of 1-20 chips; ``rate`` is then unused). ``sizes``: the cameras' resolutions, one
+    drawn per hand (the default favours 1280 x 720; the chip stills keep the default).
     """
     if hands < 1:
         raise ValueError("--hands must be at least 1")
@@ -388,6 +404,8 @@ def write_zone_dataset(
         raise ValueError("--rate must be in (0, 1]")
     if chip_shots < 0:
         raise ValueError("--chips must not be negative")
+    if not sizes or any(w < 64 or h < 64 for w, h in sizes):
+        raise ValueError("camera sizes must be at least 64 x 64 pixels")
     for split_name, split in SPLITS.items():
         installed_decks(split=split)
         for sub in ("images", "labels", "truth"):
@@ -400,7 +418,7 @@ def write_zone_dataset(
         chip_jobs = [(out, seed, i, split_of(i, hands, val, test), chip_shots) for i in range(hands)]
         results = run_jobs(render_chip_hand, chip_jobs, workers, progress)
     else:
-        jobs = [(out, seed, i, split_of(i, hands, val, test), rate) for i in range(hands)]
+        jobs = [(out, seed, i, split_of(i, hands, val, test), rate, tuple(sizes)) for i in range(hands)]
         results = run_jobs(render_hand, jobs, workers, progress)
     for split_name, n, k in results:
         per_split[split_name] += n
@@ -410,7 +428,11 @@ def write_zone_dataset(
         "kind": "chip zones" if chip_shots > 0 else "zones",
         "seed": seed,
         "hands": hands,
-        **({"chip_shots": chip_shots} if chip_shots > 0 else {"rate": rate}),
+        **(
+            {"chip_shots": chip_shots}
+            if chip_shots > 0
+            else {"rate": rate, "sizes": [list(size) for size in sizes]}
+        ),
         "mm_per_px": ZONE_MM_PER_PX,
         "crops": per_split,
         "labels": labels,

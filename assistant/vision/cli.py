@@ -144,6 +144,17 @@ def _run_calibrate(args: argparse.Namespace) -> int:
             f"  warning: the markers lie about {calibration.rms_mm:.0f} mm off their places in the "
             "layout; zones will be off by as much or more: measure and move them"
         )
+    from assistant.vision.sampling import card_zone_sampling, sampling_warning
+
+    sampling = card_zone_sampling(calibration)
+    if sampling:
+        print(
+            "  camera sampling at the seats' cards (mm of table per camera pixel): "
+            + ", ".join(f"{key.split('.')[0]} {value:.2f}" for key, value in sorted(sampling.items()))
+        )
+    warning = sampling_warning(calibration)
+    if warning:
+        print(f"  warning: {warning}")
     for marker_id, residual in sorted(calibration.marker_residuals_mm.items()):
         print(f"  marker {marker_id}: {residual:.2f} mm from its place in the layout")
     for marker_id in calibration.ignored_markers:

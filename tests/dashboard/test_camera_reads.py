@@ -380,3 +380,19 @@ def test_the_dashboard_command_reads_a_calibrated_video(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     image = cv2.imread(str(shot))
     assert image is not None and image.shape[0] > 500
+
+
+def test_a_camera_too_coarse_for_some_seats_says_so_under_the_picture(
+    dealt_window: DashboardWindow, table: NDArray[np.uint8], tmp_path: Path
+) -> None:
+    from assistant.vision.calibration import load_calibration
+
+    coarse = load_calibration(ROOT / "fixtures" / "video" / "online-727-heldout-standard.calibration.json")
+    video = write_video(tmp_path / "coarse.avi", [table] * 3)
+    pipeline = dealt_window.attach_camera(
+        VideoFileSource(video), coarse, RedMeansSevenOfHearts(), start=False
+    )
+    run(pipeline, 3)
+    text = pipeline.bar.label.text()
+    assert pipeline.bar.isVisible() and "seat 1, 2 at up to 1.9 mm of table per pixel" in text
+    assert dealt_window.controller.card_action("5s").ok  # a remark, not a stop

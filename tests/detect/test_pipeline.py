@@ -245,3 +245,28 @@ def test_in_zones_a_back_whose_top_left_holds_a_read_index_is_that_face_up_card(
     read = zones.interpret(image, found)
     assert [(c.card, c.box) for c in read.cards] == [("2c", outline)]  # the outline is the card's
     assert read.face_down == [back]
+
+
+def test_camera_sampling_bins_are_named_by_their_edges_and_ordered_in_the_report() -> None:
+    from assistant.detect.evaluate import Report, Tally, sampling_bin
+
+    assert [sampling_bin(v) for v in (0.5, 0.6, 0.61, 1.0, 1.3, 2.5, 2.6)] == [
+        "<=0.6",
+        "<=0.6",
+        "0.6-0.8",
+        "0.8-1.0",
+        "1.2-1.4",
+        "2.0-2.5",
+        ">2.5",
+    ]
+    report = Report()
+    for label in (">2.5", "1.0-1.2", "0.6-0.8", "<=0.6", "2.0-2.5"):
+        report.per_sampling[label] = Tally(tp=1)
+    assert list(report.to_json()["card_identity_per_camera_mm_per_px"]) == [
+        "<=0.6",
+        "0.6-0.8",
+        "1.0-1.2",
+        "2.0-2.5",
+        ">2.5",
+    ]
+    assert "card_identity_per_camera_mm_per_px" not in Report().to_json()

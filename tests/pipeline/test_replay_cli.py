@@ -26,6 +26,15 @@ def test_replay_writes_events_with_frames_and_reports_progress(tmp_path: Path) -
     assert data["events"][0] == {"frame": 0, "action": ["start_hand"], "source": "dealer"}
     assert all(isinstance(e["frame"], int) for e in data["events"])
     assert "210/210 frames" in out.stderr
+    assert "mm of table per pixel" not in out.stderr  # the camera sees every seat finely enough
+
+
+@pytest.mark.slow
+def test_replay_warns_when_the_camera_sees_some_seats_too_coarsely() -> None:
+    out = replay(str(VIDEOS / "online-727-heldout-standard.mp4"), "--quiet")
+    assert out.returncode == 0, out.stderr
+    warnings = [line for line in out.stderr.splitlines() if "mm of table per pixel" in line]
+    assert len(warnings) == 1 and "seat 1, 2 at up to 1.9 mm" in warnings[0]
 
 
 def test_replay_of_a_missing_video_is_one_clear_line(tmp_path: Path) -> None:

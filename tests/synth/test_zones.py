@@ -80,3 +80,33 @@ def test_each_split_renders_only_its_own_decks(zones: Path) -> None:
     assert {t["deck"] for t in _truths(zones, "test")} <= held_out
     assert {t["deck"] for t in _truths(zones, "train")} <= train
     assert "names:" in (zones / "data.yaml").read_text()
+
+
+def test_each_crop_says_how_finely_the_camera_saw_its_zone(zones: Path) -> None:
+    """``camera_mm_per_px``: the zone's coarsest sampling, a 960-1920 px wide camera over a table."""
+    truths = _truths(zones, "train") + _truths(zones, "test")
+    assert truths
+    for truth in truths:
+        width = truth["camera"]["width"]
+        assert 0.5 < truth["camera_mm_per_px"] < 4.0
+        # the whole table (1.2-2 m wide) is in view: a pixel spans at least table / width
+        assert truth["camera_mm_per_px"] > 1200 / width
+
+
+def test_camera_sizes_can_be_chosen_for_a_finer_or_coarser_test_set(tmp_path: Path) -> None:
+    write_zone_dataset(tmp_path, 1, 5, rate=0.05, val=0.0, test=0.99, sizes=((2560, 1440),))
+    truths = _truths(tmp_path, "test")
+    assert truths and {t["camera"]["width"] for t in truths} == {2560}
+    assert json.loads((tmp_path / "synth.json").read_text())["runs"][-1]["sizes"] == [[2560, 1440]]
+    with pytest.raises(ValueError, match="at least 64"):
+        write_zone_dataset(tmp_path, 1, 5, sizes=((32, 32),))
+
+
+@pytest.mark.parametrize("sizes", ["1920by1080", "1920x", "32x32", "1920x1080,x"])
+def test_the_zones_command_refuses_a_camera_size_it_cannot_read(tmp_path: Path, sizes: str) -> None:
+    from assistant.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["synth", "zones", "--out", str(tmp_path), "--hands", "1", "--sizes", sizes])
+    assert exit_info.value.code == 2
+    assert not (tmp_path / "images").exists()
