@@ -54,6 +54,14 @@ class Boxes:
     def select(self, mask: npt.NDArray[np.bool_]) -> Boxes:
         return Boxes(self.xyxy[mask], self.conf[mask], self.cls[mask])
 
+    def plus(self, other: Boxes) -> Boxes:
+        """These boxes and ``other``'s, in one set (no suppression)."""
+        return Boxes(
+            np.concatenate([self.xyxy, other.xyxy]).astype(np.float32),
+            np.concatenate([self.conf, other.conf]).astype(np.float32),
+            np.concatenate([self.cls, other.cls]).astype(np.int64),
+        )
+
     def without_contained(self, classes: set[int], share: float = CONTAINED) -> Boxes:
         """Drop a box of ``classes`` lying mostly (``share`` of its area) inside a surer box
         of one of ``classes``: a sliver of a card is not another card, and a card is not
@@ -86,7 +94,9 @@ class Boxes:
 class Backend(Protocol):
     names: tuple[str, ...]
 
-    def __call__(self, image: npt.NDArray[np.uint8]) -> Boxes: ...
+    def __call__(self, image: npt.NDArray[np.uint8], scale: float = 1.0) -> Boxes:
+        """Stage-1 boxes in ``image``'s pixels; ``scale`` shrinks or enlarges the input size."""
+        ...
 
 
 def letterbox(image: npt.NDArray[np.uint8], size: int) -> tuple[FloatArray, float, tuple[int, int]]:
@@ -176,10 +186,15 @@ class OnnxDetector:
         self.names = _names_from_meta(meta)
         self.imgsz, self.conf, self.iou, self.min_scale = imgsz, conf, iou, min_scale
 
-    def __call__(self, image: npt.NDArray[np.uint8]) -> Boxes:
-        blob, ratio, pad = letterbox(image, input_size(image.shape, self.imgsz, self.min_scale))
+    def __call__(self, image: npt.NDArray[np.uint8], scale: float = 1.0) -> Boxes:
+        size = max(STRIDE, round(input_size(image.shape, self.imgsz, self.min_scale) * scale))
+        return self.run(image, size, self.conf)
+
+    def run(self, image: npt.NDArray[np.uint8], size: int, conf: float) -> Boxes:
+        """Stage 1 at input size ``size`` (long side), boxes from confidence ``conf`` on."""
+        blob, ratio, pad = letterbox(image, size)
         raw = self.session.run(None, {self.input: blob})[0]
-        return decode(np.asarray(raw), ratio, pad, self.conf, self.iou, image.shape[:2])
+        return decode(np.asarray(raw), ratio, pad, conf, self.iou, image.shape[:2])
 
 
 class UltralyticsDetector:
@@ -203,10 +218,14 @@ class UltralyticsDetector:
         self.names = tuple(names[i] for i in sorted(names))
         self.imgsz, self.conf, self.iou, self.min_scale = imgsz, conf, iou, min_scale
 
-    def __call__(self, image: npt.NDArray[np.uint8]) -> Boxes:
-        size = input_size(image.shape, self.imgsz, self.min_scale)  # ultralytics rounds up to 32
+    def __call__(self, image: npt.NDArray[np.uint8], scale: float = 1.0) -> Boxes:
+        size = max(STRIDE, round(input_size(image.shape, self.imgsz, self.min_scale) * scale))
+        return self.run(image, size, self.conf)
+
+    def run(self, image: npt.NDArray[np.uint8], size: int, conf: float) -> Boxes:
+        """Stage 1 at input size ``size`` (ultralytics rounds it up to a multiple of 32)."""
         results: Any = self.model.predict(
-            image, imgsz=size, conf=self.conf, iou=self.iou, verbose=False, device="cpu"
+            image, imgsz=size, conf=conf, iou=self.iou, verbose=False, device="cpu"
         )
         b: Any = results[0].boxes
         assert b is not None
