@@ -8,7 +8,10 @@ stack found) for a 320 px seat-zone crop and a 640 px full image, each run at it
 size as detector input. Images come from ``--images`` (a renderer split: its 640 px
 frames, and a 320 px crop of their centres) or, without it, from the test fixtures.
 With ``--zones`` it also times seat card zones as the camera pipeline cuts them from
-the bundled videos, with the margin of table around each zone.
+the bundled videos, with the margin of table around each zone. The 640 px row is
+``detect --quick`` (one pass over the whole image); ``--photos N`` also times what
+``detect`` runs on a photo by default, the search at every scale and angle, on N images
+(seconds each).
 Prints one JSON line per (backend, size) with the median and 90th percentile.
 """
 
@@ -95,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         help="a zone dataset's image folder (synth zones): time its seat card zones the way the "
         "camera pipeline runs them (upright, 320 px) instead of 320 px centre crops",
     )
+    parser.add_argument("--photos", type=int, default=0, help="time the photo search on this many images")
     args = parser.parse_args(argv)
     full = [cv2.resize(f, (640, round(640 * f.shape[0] / f.shape[1]))) for f in _frames(args.images, 10)]
     seats = [_seat_crop(f) for f in full]
@@ -133,6 +137,14 @@ def main(argv: list[str] | None = None) -> int:
                 ),
                 flush=True,
             )
+        if args.photos > 0:
+            from assistant.detect.photo import PhotoDetector
+
+            photos = PhotoDetector(CardDetector.for_zones(args.models, backend=backend, threads=args.threads))
+            ms = _time(photos.detect, full, args.photos)
+            row = {"backend": backend, "input": "photo_search_640", "repeat": args.photos}
+            row |= {"ms_median": round(statistics.median(ms)), "ms_p90": round(float(np.percentile(ms, 90)))}
+            print(json.dumps(row), flush=True)
     return 0
 
 

@@ -2,7 +2,11 @@
 
     nice python scripts/detect_evaluate.py --dataset /work/data/det_a [--split test]
         [--models models] [--limit N] [--out models/metrics.json]
-        [--confusion models/confusion_cards.png] [--no-map]
+        [--confusion models/confusion_cards.png] [--no-map] [--zones | --quick]
+
+Whole images are read as ``dealer-assistant detect`` reads a photo (the search at every
+scale and angle, :mod:`assistant.detect.photo`), or with ``--quick`` in one stage-1 pass;
+``--zones`` reads zone crops as the camera pipeline does.
 
 Writes card-identity F1 (all labelled face-up cards, and those with a visible corner
 index), chip-count accuracy (side visible) and unknown-rate (seen from above), and, with
@@ -97,13 +101,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--zones", action="store_true", help="run as the camera pipeline does (upright zone crops, 320 px)"
     )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="whole images: one stage-1 pass at --imgsz (`detect --quick`), not the photo search",
+    )
     args = parser.parse_args(argv)
     if args.zones:
         args.imgsz = ZONE_IMGSZ
         det = CardDetector.for_zones(args.models)
-    else:
+        detect = det.detect
+    elif args.quick:
         det = CardDetector.load(args.models, imgsz=args.imgsz, conf=args.conf)
-    report = evaluate(det.detect, args.dataset, args.split, args.limit, chips=True)
+        detect = det.detect
+    else:  # what `detect` runs on a photo
+        from assistant.detect.photo import PhotoDetector
+
+        det = CardDetector.for_zones(args.models)
+        detect = PhotoDetector(det).detect
+    report = evaluate(detect, args.dataset, args.split, args.limit, chips=True)
     chips = chip_reader_on_truth(
         lambda im, b: (
             det.chip_reader.read(im, b)["count"].argmax(1)  # type: ignore[union-attr]
@@ -117,6 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         "dataset": str(args.dataset),
         "split": args.split,
         "imgsz": args.imgsz,
+        "mode": "zones" if args.zones else "quick" if args.quick else "photo search",
         **report.to_json(),
     }
     result["chip_reader_on_true_boxes"] = chips.to_json()

@@ -19,8 +19,14 @@ def register(subparsers: Any) -> None:
     det.add_argument("--json", action="store_true", help="one JSON object per image per line")
     det.add_argument("--models", type=Path, default=None, help="model folder (default: models/)")
     det.add_argument("--backend", choices=("onnx", "ultralytics"), default="onnx")
-    det.add_argument("--imgsz", type=int, default=640, help="detector input size (long side)")
-    det.add_argument("--conf", type=float, default=None, help="stage-1 confidence threshold")
+    det.add_argument(
+        "--quick",
+        action="store_true",
+        help="one pass of stage 1 over the whole image (tens of milliseconds) instead of the "
+        "search for cards at every scale and angle (seconds per photo, far more cards read)",
+    )
+    det.add_argument("--imgsz", type=int, default=640, help="with --quick: input size (long side)")
+    det.add_argument("--conf", type=float, default=None, help="with --quick: stage-1 confidence threshold")
     det.add_argument(
         "--calibration",
         type=Path,
@@ -62,6 +68,7 @@ def register(subparsers: Any) -> None:
 
 def _detect(args: argparse.Namespace) -> int:
     from assistant.cli import CommandError
+    from assistant.detect.photo import PhotoDetector
     from assistant.detect.pipeline import (
         DEFAULT_CONF,
         MODELS_DIR,
@@ -70,18 +77,19 @@ def _detect(args: argparse.Namespace) -> int:
         ModelMissingError,
     )
 
+    models = args.models or MODELS_DIR
+    if args.calibration is not None and args.quick:
+        raise CommandError("--quick is for photos; with --calibration the frame is read zone by zone")
     try:
-        detector = CardDetector.load(
-            args.models or MODELS_DIR,
-            backend=args.backend,
-            imgsz=args.imgsz,
-            conf=DEFAULT_CONF if args.conf is None else args.conf,
-        )
+        zone_detector = CardDetector.for_zones(models, backend=args.backend)
+        if args.quick:
+            conf = DEFAULT_CONF if args.conf is None else args.conf
+            detector = CardDetector.load(models, backend=args.backend, imgsz=args.imgsz, conf=conf)
     except ModelMissingError as error:
         raise CommandError(f"{error}; train and export one with `dealer-assistant train`") from error
     except Exception as error:  # a corrupt model file: onnxruntime raises its own types
         raise CommandError(f"cannot load the models: {error}") from error
-    read = detector.detect_file
+    read = detector.detect_file if args.quick else PhotoDetector(zone_detector).detect_file
     if args.calibration is not None:
         from assistant.detect.pipeline import read_image
         from assistant.detect.table_frames import TableFrameDetector
@@ -92,7 +100,7 @@ def _detect(args: argparse.Namespace) -> int:
             calibration = load_calibration(args.calibration)
         except (CalibrationError, LayoutError, OSError) as error:
             raise CommandError(f"cannot use the calibration {args.calibration}: {error}") from None
-        zones = TableFrameDetector(CardDetector.for_zones(args.models or MODELS_DIR), calibration)
+        zones = TableFrameDetector(zone_detector, calibration)
 
         def read(path: Path) -> Any:
             return zones.detect(read_image(path), str(path))

@@ -57,19 +57,16 @@ def test_finds_cards_faces_down_and_chips_on_held_out_renders(detector: CardDete
     assert sum(len(r.cards) for r in results) >= 3
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="whole photos: the zone-trained reader reads none of these 31 readable cards "
-    "(card-identity F1 0.03 on 60 held-out whole renders, as the previous reader's 0.04); "
-    "models/README.md has the numbers",
-)
-def test_reads_some_held_out_cards_right(detector: CardDetector) -> None:
-    """A floor under whole-photo reading, not the bar: models/README.md has the F1."""
+def test_the_photo_search_reads_most_held_out_cards_of_whole_renders() -> None:
+    """A floor under whole-photo reading, not the bar (held-out decks; models/README.md)."""
+    from assistant.detect.photo import PhotoDetector
+
+    photos = PhotoDetector()
     total = Tally()
     for p in IMAGES:
         truth = json.loads(p.with_suffix(".json").read_text())
-        total.add(match_cards(detector.detect(read_image(p)), true_cards(truth, readable=True))[0])
-    assert total.tp >= 1
+        total.add(match_cards(photos.detect(read_image(p)), true_cards(truth, readable=True))[0])
+    assert total.tp >= 15 and total.precision >= 0.6  # measured: 19 of 31, precision 0.76
 
 
 def test_any_scale_the_same_cards_are_found_in_a_doubled_image(detector: CardDetector) -> None:
@@ -115,6 +112,18 @@ def test_cli_prints_one_json_line_per_image_and_reports_bad_files_without_stoppi
     errors = run.stderr.strip().splitlines()
     assert len(errors) == 2
     assert "absent.jpg: no such file" in errors[0] and "bad.jpg: not a readable image" in errors[1]
+
+
+def test_cli_quick_pass_follows_the_contract_and_is_for_photos_only(tmp_path: Path) -> None:
+    run = _cli("detect", str(IMAGES[0]), "--quick", "--json")
+    assert run.returncode == 0, run.stderr
+    (line,) = run.stdout.splitlines()
+    assert set(json.loads(line)) == {"image", "cards", "face_down", "chips"}
+    calibration = (
+        Path(__file__).parents[2] / "fixtures" / "video" / "seven-twenty-seven-paris.calibration.json"
+    )
+    run = _cli("detect", str(IMAGES[0]), "--quick", "--calibration", str(calibration))
+    assert run.returncode == 1 and run.stderr.count("\n") == 1 and "--quick is for photos" in run.stderr
 
 
 def test_cli_without_models_says_so_in_one_line(tmp_path: Path) -> None:
@@ -270,3 +279,57 @@ def test_camera_sampling_bins_are_named_by_their_edges_and_ordered_in_the_report
         ">2.5",
     ]
     assert "card_identity_per_camera_mm_per_px" not in Report().to_json()
+
+
+RESCAN = FIXTURES / "rescan" / "00124_0394_seat4.cards.jpg"  # kde-nicu-white, a validation deck
+
+
+def test_indices_stage_1_misses_at_its_size_are_found_with_its_input_shrunk() -> None:
+    """Nicu's big, thin indices: the first pass misreads one card; the second finds two right."""
+    truth = json.loads(RESCAN.with_suffix(".json").read_text())
+    image = read_image(RESCAN)
+    zones = CardDetector.for_zones(MODELS_DIR)
+    assert zones.index_rescan
+    rescanned, _ = match_cards(zones.detect(image), true_cards(truth, readable=False))
+    zones.index_rescan = ()
+    single, _ = match_cards(zones.detect(image), true_cards(truth, readable=False))
+    assert single.tp == 0
+    assert rescanned.tp >= 2 and rescanned.fp == 0
+
+
+class TwoPassStage1:
+    """Stage 1 that finds one index at full size and other boxes at a smaller one."""
+
+    names = ("card", "index", "face_down")
+
+    def __init__(self, at_full: Boxes, shrunk: Boxes) -> None:
+        self.at_full, self.shrunk, self.scales = at_full, shrunk, []
+
+    def __call__(self, image: np.ndarray, scale: float = 1.0) -> Boxes:
+        self.scales.append(scale)
+        return self.at_full if scale == 1.0 else self.shrunk
+
+
+def _boxes(*rows: tuple[float, float, float, float, float, int]) -> Boxes:
+    data = np.array(rows, np.float32).reshape(-1, 6)
+    return Boxes(data[:, :4].copy(), data[:, 4].copy(), data[:, 5].astype(np.int64))
+
+
+def test_a_second_pass_adds_only_index_boxes_no_bigger_than_an_index_and_keeps_the_surer_of_two() -> None:
+    from assistant.detect.readers import OnnxReader
+
+    full = _boxes((0, 0, 63, 88, 0.9, 0), (2, 2, 11, 22, 0.3, 1))
+    shrunk = _boxes(
+        (1, 1, 12, 24, 0.6, 1),  # the same index, surer: it replaces the first
+        (52, 66, 61, 86, 0.4, 1),  # the bottom-right index, new
+        (100, 0, 140, 40, 0.9, 1),  # 40 x 40: a pip or a picture, not an index
+        (0, 0, 63, 88, 0.95, 2),  # not an index: the first pass's card stands
+    )
+    stage1 = TwoPassStage1(full, shrunk)
+    detector = CardDetector(
+        stage1, OnnxReader(MODELS_DIR / "index_reader.onnx"), index_rescan=(0.6,), max_index_px=(20, 36)
+    )
+    found = detector.find(np.zeros((130, 280, 3), np.uint8))
+    assert stage1.scales == [1.0, 0.6]
+    rows = sorted((tuple(float(v) for v in b), int(c)) for b, c in zip(found.xyxy, found.cls, strict=True))
+    assert rows == [((0, 0, 63, 88), 0), ((1, 1, 12, 24), 1), ((52, 66, 61, 86), 1)]

@@ -1,0 +1,391 @@
+"""Cards in an uncalibrated photo, read by the zone-trained detector.
+
+The shipped models learnt cards only from rectified 1 mm/px zone crops: a card there is
+about 63 x 88 px and nearly upright. In an ordinary photo a card can lie at any scale and
+any in-plane angle, so :class:`PhotoDetector` brings each card into that view first
+(a photo longer than ``max_side`` is shrunk to it first, and its boxes scaled back):
+
+1. **Where to look**: stage 1 runs once on the whole photo as it is; any box it gives
+   (however unsure: the cards there are at the wrong scale) marks a region of interest.
+   Overlapping regions are joined.
+2. **Sweep**: each region is turned through ``angles`` (0-180 degrees: an index upside
+   down is known to the model) and enlarged by each of ``scales`` (small cards); the
+   whole photo is turned likewise and shrunk by each of ``whole_scales`` (big cards).
+   Stage 1, configured as for zone crops, runs on every such view. A card box there
+   counts only where the card comes out upright at about zone-crop size; it is mapped
+   back to the photo as a quadrilateral, and boxes of one card from several views are
+   merged by their overlap.
+3. **Read**: around each card found, a patch is warped from the photo so that the card
+   stands upright at 63 x 88 px in its middle with table around it, as in a zone crop
+   (also turned by each of ``turns``: the sweep's angles are coarse), and
+   :meth:`CardDetector.detect` (the zone detector) reads it. The card read where the
+   card should be (box overlap) is the one, the surest of the turns; one read off its
+   place is read again in a patch fitted to it. Its box, mapped back to the photo, is
+   the axis-aligned box of the card's outline there.
+
+Face-down cards and chip stacks found in the sweep are mapped back too (best effort:
+the chip count is read in the view where the stack was found).
+
+On the validation renders (``/work/data/det_a`` val, 640 px, cards 16-560 px long, median
+37 px) the sweep costs a few seconds per photo on two CPU cores; the whole-photo
+``CardDetector.load()`` run reads almost nothing there (F1 0.02).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from assistant.detect.backends import Boxes, OnnxDetector, UltralyticsDetector, box_iou, input_size
+from assistant.detect.pipeline import MODELS_DIR, Card, CardDetector, ChipStack, Detection
+
+Image = npt.NDArray[np.uint8]
+Affine = npt.NDArray[np.float64]  # 2 x 3, photo pixels -> view pixels
+Quad = npt.NDArray[np.float64]  # 4 x 2: top-left, top-right, bottom-right, bottom-left
+BoxT = tuple[float, float, float, float]
+
+CARD_W, CARD_H = 63.0, 88.0  # a card in a 1 mm/px zone crop
+MIN_VIEW = 280.0  # stage 1 sees a zone crop's 280 px at its 320 px input: no view is smaller
+
+
+@dataclass(frozen=True)
+class PhotoSettings:
+    """What the search tries; the defaults were chosen on the validation renders."""
+
+    angles: tuple[float, ...] = (0.0, 30.0, 60.0, 90.0, 120.0, 150.0)
+    #: view pixels per photo pixel: a card whose long side is 88 / scale px comes out at zone size
+    scales: tuple[float, ...] = (1.2, 1.8)
+    #: ... and these, below 1, for big cards: run on the whole photo (cheap, shrunk), not on regions
+    whole_scales: tuple[float, ...] = (0.8, 0.55, 0.38)
+    max_side: int = 1280  # a bigger photo is first brought down to this long side
+    roi_conf: float = 0.05  # stage-1 boxes on the whole photo that mark a region
+    roi_margin: float = 24.0  # photo pixels around a region
+    sweep_conf: float = 0.05  # a card box in a view at least this sure is a candidate
+    size_range: tuple[float, float] = (0.7, 1.4)  # card box over zone-crop size, in a view
+    min_aspect: float = 1.05  # a view's card box height over width: upright
+    merge_iou: float = 0.5  # candidates of one card, in the photo
+    max_candidates: int = 40
+    patch: tuple[int, int] = (280, 170)  # read patch (w, h): stage 1 sees 280 px at 320
+    turns: tuple[float, ...] = (-12.0, 0.0, 12.0)  # degrees: each card is read in patches turned by each
+    refit_off: float = 0.1  # a card read this far off its place (share of its size) is read again
+    patch_iou: float = 0.5  # a card read in a patch is the one where it overlaps the card's place so
+    min_confidence: float = 0.3  # a card read less sure than this is left out
+    back_iou: float = 0.5  # a face-down box overlapping a read card this much is that card
+
+
+@dataclass
+class Candidate:
+    """A box of stage 1 in one view, mapped back to the photo."""
+
+    quad: Quad
+    conf: float
+    cls: int
+    view: Affine
+    box: BoxT  # in view pixels
+
+
+@dataclass
+class _Sweep:
+    cards: list[Candidate] = field(default_factory=list)
+    backs: list[Candidate] = field(default_factory=list)
+    chips: list[tuple[Candidate, int | None]] = field(default_factory=list)
+
+
+def turn(m: Affine, angle: float, size: tuple[int, int]) -> Affine:
+    """``m`` followed by a turn of ``angle`` degrees about the middle of a view of ``size``."""
+    if angle == 0:
+        return m
+    r = cv2.getRotationMatrix2D((size[0] / 2, size[1] / 2), angle, 1.0).astype(np.float64)
+    return compose(r, m)
+
+
+def compose(a: Affine, b: Affine) -> Affine:
+    """The affine map ``a`` after ``b``."""
+    return np.hstack([a[:, :2] @ b[:, :2], a[:, :2] @ b[:, 2:] + a[:, 2:]])
+
+
+def recentre(m: Affine, box: BoxT, size: tuple[int, int]) -> Affine:
+    """``m`` followed by the shift and scale that bring a card's patch ``box`` to 63 x 88 px
+    in the middle of the patch."""
+    x1, y1, x2, y2 = box
+    sx, sy = CARD_W / max(x2 - x1, 1.0), CARD_H / max(y2 - y1, 1.0)
+    fit = np.array(
+        [[sx, 0.0, size[0] / 2 - sx * (x1 + x2) / 2], [0.0, sy, size[1] / 2 - sy * (y1 + y2) / 2]], np.float64
+    )
+    return compose(fit, m)
+
+
+def view_transform(centre: tuple[float, float], angle: float, scale: float, size: tuple[int, int]) -> Affine:
+    """The affine map of photo pixels to a view of ``size`` (w, h) whose middle is ``centre``,
+    turned by ``angle`` degrees (counter-clockwise on screen) and scaled by ``scale``."""
+    m = cv2.getRotationMatrix2D(centre, angle, scale).astype(np.float64)
+    m[0, 2] += size[0] / 2 - centre[0]
+    m[1, 2] += size[1] / 2 - centre[1]
+    return m
+
+
+def turned_size(w: float, h: float, angle: float, scale: float) -> tuple[int, int]:
+    """Size (w, h) of the view that holds a ``w`` x ``h`` region turned and scaled."""
+    c, s = abs(np.cos(np.radians(angle))), abs(np.sin(np.radians(angle)))
+    return int(np.ceil((w * c + h * s) * scale)), int(np.ceil((w * s + h * c) * scale))
+
+
+def map_points(m: Affine, pts: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """Points (N, 2) through the affine map ``m``."""
+    p = np.asarray(pts, np.float64).reshape(-1, 2)
+    return np.asarray(p @ m[:, :2].T + m[:, 2], np.float64)
+
+
+def box_corners(box: BoxT) -> Quad:
+    """The four corners of an axis-aligned box: top-left, top-right, bottom-right, bottom-left."""
+    x1, y1, x2, y2 = box
+    return np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float64)
+
+
+def back_to_photo(m: Affine, box: BoxT) -> Quad:
+    """A view's box as a quadrilateral in photo pixels."""
+    return map_points(np.asarray(cv2.invertAffineTransform(m), np.float64), box_corners(box))
+
+
+def bounds(quad: Quad, shape: tuple[int, ...]) -> BoxT:
+    """Axis-aligned box of ``quad``, clipped to an image of ``shape``."""
+    h, w = shape[:2]
+    x1, y1 = quad.min(0)
+    x2, y2 = quad.max(0)
+    return (
+        float(np.clip(x1, 0, w)),
+        float(np.clip(y1, 0, h)),
+        float(np.clip(x2, 0, w)),
+        float(np.clip(y2, 0, h)),
+    )
+
+
+def quad_iou(a: Quad, b: Quad) -> float:
+    """Intersection over union of two convex quadrilaterals."""
+    pa, pb = a.astype(np.float32), b.astype(np.float32)
+    inter, _ = cv2.intersectConvexConvex(pa, pb)
+    union = abs(cv2.contourArea(pa)) + abs(cv2.contourArea(pb)) - inter
+    return float(inter / union) if union > 0 else 0.0
+
+
+def regions(boxes: Boxes, shape: tuple[int, ...], margin: float) -> list[BoxT]:
+    """Regions of interest: the boxes grown by ``margin``, overlapping ones joined."""
+    h, w = shape[:2]
+    mask = np.zeros((h, w), np.uint8)
+    for x1, y1, x2, y2 in boxes.xyxy:
+        a, b = max(0, int(x1 - margin)), max(0, int(y1 - margin))
+        c, d = min(w, int(np.ceil(x2 + margin))), min(h, int(np.ceil(y2 + margin)))
+        mask[b:d, a:c] = 1
+    n, _, stats, _ = cv2.connectedComponentsWithStats(mask)
+    return [(float(x), float(y), float(x + bw), float(y + bh)) for x, y, bw, bh, _ in stats[1:n]]
+
+
+def upright_card(box: BoxT, settings: PhotoSettings) -> bool:
+    """Whether a card box in a view is a card standing upright at about zone-crop size."""
+    w, h = box[2] - box[0], box[3] - box[1]
+    lo, hi = settings.size_range
+    return bool(
+        lo * CARD_W <= w <= hi * CARD_W and lo * CARD_H <= h <= hi * CARD_H and h >= settings.min_aspect * w
+    )
+
+
+def merge(candidates: list[Candidate], iou: float, limit: int) -> list[Candidate]:
+    """The surest candidate of each place: one overlapping a surer kept one by ``iou`` goes."""
+    kept: list[Candidate] = []
+    for c in sorted(candidates, key=lambda c: -c.conf):
+        if all(quad_iou(c.quad, k.quad) < iou for k in kept):
+            kept.append(c)
+            if len(kept) >= limit:
+                break
+    return kept
+
+
+def patch_transform(c: Candidate, size: tuple[int, int]) -> Affine:
+    """Photo -> patch map that stands the candidate's card upright at 63 x 88 px in the
+    middle of a patch of ``size`` (w, h)."""
+    return recentre(c.view, c.box, size)
+
+
+class PhotoDetector:
+    """Cards, face-down cards and chips in a photo at any scale and in-plane angle."""
+
+    def __init__(self, zones: CardDetector | None = None, settings: PhotoSettings | None = None) -> None:
+        self.zones = zones if zones is not None else CardDetector.for_zones()
+        self.settings = settings if settings is not None else PhotoSettings()
+        names = self.zones.detector.names
+        self._card, self._back = names.index("card"), names.index("face_down")
+        self._chips = {i: n.removeprefix("chips_") for i, n in enumerate(names) if n.startswith("chips_")}
+
+    @classmethod
+    def load(cls, models: Path = MODELS_DIR, *, threads: int = 0) -> PhotoDetector:
+        return cls(CardDetector.for_zones(models, threads=threads))
+
+    def detect_file(self, path: Path) -> Detection:
+        from assistant.detect.pipeline import read_image
+
+        return self.detect(read_image(path), str(path))
+
+    def detect(self, image: Image, name: str = "") -> Detection:
+        """Everything found in ``image``, in its own pixel coordinates."""
+        shrink = min(1.0, self.settings.max_side / max(image.shape[:2]))
+        small = image
+        if shrink < 1.0:
+            size = (max(1, round(image.shape[1] * shrink)), max(1, round(image.shape[0] * shrink)))
+            small = np.asarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA), np.uint8)
+        found = self._sweep(small)
+        cards = merge(found.cards, self.settings.merge_iou, self.settings.max_candidates)
+        out = Detection(name)
+        out.cards = self._read(small, cards)
+        out.face_down = self._backs(small, found.backs, out.cards)
+        out.chips = self._chip_stacks(small, found.chips)
+        return enlarged(out, 1.0 / shrink) if shrink < 1.0 else out
+
+    def _stage1(self, image: Image, conf: float, whole: bool = False) -> Boxes:
+        """Stage 1 on ``image`` from confidence ``conf`` on; ``whole``: at the image's own
+        scale (not enlarged as a zone crop is)."""
+        det = self.zones.detector
+        if not isinstance(det, OnnxDetector | UltralyticsDetector):
+            return det(image)
+        size = max(image.shape[:2]) if whole else input_size(image.shape, det.imgsz, det.min_scale)
+        boxes = det.run(image, size, min(conf, det.conf))
+        return boxes.select(boxes.conf >= conf)
+
+    def _regions(self, image: Image) -> list[BoxT]:
+        boxes = self._stage1(image, self.settings.roi_conf, whole=True)
+        return regions(boxes, image.shape, self.settings.roi_margin)
+
+    def _views(self, image: Image) -> Iterator[tuple[Affine, Image]]:
+        """Every turned and scaled view of every region of interest, and of the whole
+        photo at the ``whole_scales``."""
+        h, w = image.shape[:2]
+        whole = [((0.0, 0.0, float(w), float(h)), s) for s in self.settings.whole_scales]
+        parts = [(r, s) for r in self._regions(image) for s in self.settings.scales]
+        for (x1, y1, x2, y2), scale in whole + parts:
+            centre = ((x1 + x2) / 2, (y1 + y2) / 2)
+            rw, rh = max(x2 - x1, MIN_VIEW / scale), max(y2 - y1, MIN_VIEW / scale)
+            for angle in self.settings.angles:
+                size = turned_size(rw, rh, angle, scale)
+                m = view_transform(centre, angle, scale, size)
+                view = cv2.warpAffine(image, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+                yield m, np.asarray(view, np.uint8)
+
+    def _sweep(self, image: Image) -> _Sweep:
+        found = _Sweep()
+        for m, view in self._views(image):
+            boxes = self._stage1(view, self.settings.sweep_conf)
+            chip_idx = [k for k in range(len(boxes)) if int(boxes.cls[k]) in self._chips]
+            counts = self._count(view, [tuple(boxes.xyxy[k]) for k in chip_idx])
+            for k in range(len(boxes)):
+                box: BoxT = tuple(float(v) for v in boxes.xyxy[k])  # type: ignore[assignment]
+                cand = Candidate(back_to_photo(m, box), float(boxes.conf[k]), int(boxes.cls[k]), m, box)
+                if cand.cls == self._card and upright_card(box, self.settings):
+                    found.cards.append(cand)
+                elif cand.cls == self._back and upright_card(box, self.settings):
+                    found.backs.append(cand)
+            for k, count in zip(chip_idx, counts, strict=True):
+                box = tuple(float(v) for v in boxes.xyxy[k])  # type: ignore[assignment]
+                cand = Candidate(back_to_photo(m, box), float(boxes.conf[k]), int(boxes.cls[k]), m, box)
+                found.chips.append((cand, count))
+        return found
+
+    def _count(self, view: Image, boxes: list[tuple[float, ...]]) -> list[int | None]:
+        reader = self.zones.chip_reader
+        if reader is None or not boxes:
+            return [None] * len(boxes)
+        p = reader.read(view, boxes)["count"]
+        return [int(k) if k > 0 else None for k in p.argmax(1)]
+
+    def _read(self, image: Image, candidates: list[Candidate]) -> list[Card]:
+        """Each candidate card read in patches where it stands upright at zone-crop size
+        (turned a little each way: the sweep's angles are coarse); the surest read counts."""
+        size = self.settings.patch
+        cards: list[Card] = []
+        for c in candidates:
+            m0 = patch_transform(c, size)
+            reads = [self._read_patch(image, turn(m0, a, size)) for a in self.settings.turns]
+            found = [r for r in reads if r is not None]
+            if not found:
+                continue
+            m, best = self._refit(image, *max(found, key=lambda r: r[1].confidence))
+            if best.confidence >= self.settings.min_confidence:
+                cards.append(
+                    Card(best.card, bounds(back_to_photo(m, best.box), image.shape), best.confidence)
+                )
+        return _one_per_place(cards)
+
+    def _refit(self, image: Image, m: Affine, card: Card) -> tuple[Affine, Card]:
+        """Where a card read in a patch is off its place (the sweep's box was too big, too
+        small or shifted), it is read again in a patch fitted to the box read; the card
+        keeps the new box when it reads the same there."""
+        size = self.settings.patch
+        x1, y1, x2, y2 = card.box
+        off = max(
+            abs((x2 - x1) / CARD_W - 1),
+            abs((y2 - y1) / CARD_H - 1),
+            abs((x1 + x2) - size[0]) / 2 / CARD_W,
+            abs((y1 + y2) - size[1]) / 2 / CARD_H,
+        )
+        if off <= self.settings.refit_off:
+            return m, card
+        again = self._read_patch(image, recentre(m, card.box, size))
+        if again is None or again[1].card != card.card:
+            return m, card
+        return again[0], Card(card.card, again[1].box, max(card.confidence, again[1].confidence))
+
+    def _read_patch(self, image: Image, m: Affine) -> tuple[Affine, Card] | None:
+        """The card read in the middle of the patch that ``m`` warps from ``image``."""
+        size = self.settings.patch
+        w, h = size
+        expected = (w / 2 - CARD_W / 2, h / 2 - CARD_H / 2, w / 2 + CARD_W / 2, h / 2 + CARD_H / 2)
+        patch = cv2.warpAffine(image, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        read = self.zones.detect(np.asarray(patch, np.uint8))
+        fits = [(box_iou(k.box, expected), k) for k in read.cards]
+        fits = [(iou, k) for iou, k in fits if iou >= self.settings.patch_iou]
+        if not fits:
+            return None
+        return m, max(fits, key=lambda f: f[0] * f[1].confidence)[1]
+
+    def _backs(self, image: Image, backs: list[Candidate], cards: list[Card]) -> list[BoxT]:
+        kept = merge(backs, self.settings.merge_iou, self.settings.max_candidates)
+        out = []
+        for c in kept:
+            box = bounds(c.quad, image.shape)
+            if all(box_iou(box, k.box) <= self.settings.back_iou for k in cards):
+                out.append(box)
+        return out
+
+    def _chip_stacks(self, image: Image, chips: list[tuple[Candidate, int | None]]) -> list[ChipStack]:
+        count_of = {id(c): n for c, n in chips}
+        kept = merge([c for c, _ in chips], self.settings.merge_iou, self.settings.max_candidates)
+        return [
+            ChipStack(self._chips[c.cls], count_of[id(c)], bounds(c.quad, image.shape), c.conf) for c in kept
+        ]
+
+
+def enlarged(d: Detection, k: float) -> Detection:
+    """``d`` with every box scaled by ``k`` (from a shrunk copy back to the photo)."""
+
+    def grow(b: BoxT) -> BoxT:
+        return (b[0] * k, b[1] * k, b[2] * k, b[3] * k)
+
+    return Detection(
+        d.image,
+        [Card(c.card, grow(c.box), c.confidence) for c in d.cards],
+        [grow(b) for b in d.face_down],
+        [ChipStack(s.colour, s.count, grow(s.box), s.confidence) for s in d.chips],
+    )
+
+
+def _one_per_place(cards: list[Card]) -> list[Card]:
+    """Of cards read twice (same name, overlapping boxes), or boxes that nearly coincide,
+    the surest stays."""
+    kept: list[Card] = []
+    for card in sorted(cards, key=lambda c: -c.confidence):
+        if all(box_iou(card.box, k.box) < (0.2 if card.card == k.card else 0.8) for k in kept):
+            kept.append(card)
+    return kept

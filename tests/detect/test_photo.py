@@ -1,0 +1,155 @@
+"""The photo detector: zone-trained models reading cards at any scale and in-plane angle."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from assistant.detect.backends import box_iou
+from assistant.detect.photo import (
+    PhotoDetector,
+    back_to_photo,
+    enlarged,
+    map_points,
+    quad_iou,
+    turned_size,
+    view_transform,
+)
+from assistant.detect.pipeline import MODELS_DIR, Card, CardDetector, Detection, read_image
+
+ZONE = Path(__file__).parent / "fixtures" / "zones" / "00062_0440_seat1.cards.jpg"  # 9h, 4d, 6h
+MARGIN = 60  # px of table added around the zone crop
+
+
+@pytest.fixture(scope="module")
+def photo() -> PhotoDetector:
+    return PhotoDetector(CardDetector.for_zones(MODELS_DIR))
+
+
+def _cards_of_zone() -> list[tuple[str, npt.NDArray[np.float64]]]:
+    truth = json.loads(ZONE.with_suffix(".json").read_text())
+    return [
+        (o["card"], np.asarray(o["corners"], np.float64) + MARGIN)
+        for o in truth["objects"]
+        if o["kind"] == "card" and o["labelled"]
+    ]
+
+
+def _photo_of_zone(
+    angle: float, scale: float
+) -> tuple[npt.NDArray[np.uint8], list[tuple[str, npt.NDArray[np.float64]]]]:
+    """The zone crop with table around it, turned by ``angle`` and scaled by ``scale`` as a
+    photo would show it, and its cards' true outlines in that photo."""
+    zone = read_image(ZONE)
+    felt = np.median(np.concatenate([zone[:4].reshape(-1, 3), zone[-4:].reshape(-1, 3)]), axis=0)
+    table = cv2.copyMakeBorder(zone, MARGIN, MARGIN, MARGIN, MARGIN, cv2.BORDER_CONSTANT, value=felt.tolist())
+    h, w = table.shape[:2]
+    size = turned_size(w, h, angle, scale)
+    m = view_transform((w / 2, h / 2), angle, scale, size)
+    image = cv2.warpAffine(
+        table, m, size, flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_CONSTANT, borderValue=felt.tolist()
+    )
+    return np.asarray(image, np.uint8), [(name, map_points(m, quad)) for name, quad in _cards_of_zone()]
+
+
+def _on(card: Card, quad: npt.NDArray[np.float64]) -> bool:
+    cx, cy = (card.box[0] + card.box[2]) / 2, (card.box[1] + card.box[3]) / 2
+    return cv2.pointPolygonTest(quad.astype(np.float32), (cx, cy), False) >= 0
+
+
+def _right(found: Detection, truth: list[tuple[str, npt.NDArray[np.float64]]]) -> set[str]:
+    return {name for name, quad in truth for c in found.cards if c.card == name and _on(c, quad)}
+
+
+def test_the_zone_crop_itself_is_read_by_the_zone_detector() -> None:
+    """The premise of the tests below: as a zone crop, its three cards read right."""
+    zone = read_image(ZONE)
+    read = {c.card for c in CardDetector.for_zones(MODELS_DIR).detect(zone).cards}
+    assert {"9h", "4d", "6h"} <= read
+
+
+def test_a_zone_crop_turned_30_degrees_and_scaled_by_2_5_is_still_read_right(photo: PhotoDetector) -> None:
+    image, truth = _photo_of_zone(30.0, 2.5)
+    found = photo.detect(image, "turned")
+    assert len(_right(found, truth)) >= 2
+    h, w = image.shape[:2]
+    for card in found.cards:
+        x1, y1, x2, y2 = card.box
+        assert 0 <= x1 < x2 <= w and 0 <= y1 < y2 <= h
+    # each card read right has the box of its whole outline, not of a corner
+    for name, quad in truth:
+        for card in (c for c in found.cards if c.card == name and _on(c, quad)):
+            x1, y1 = quad.min(0)
+            x2, y2 = quad.max(0)
+            assert box_iou(card.box, (x1, y1, x2, y2)) > 0.45, (name, card.box)
+
+
+@pytest.mark.parametrize("angle", [100.0, 200.0])
+def test_cards_lying_sideways_and_upside_down_are_read(photo: PhotoDetector, angle: float) -> None:
+    image, truth = _photo_of_zone(angle, 1.0)
+    assert len(_right(photo.detect(image), truth)) >= 2
+
+
+def test_a_big_photo_is_read_shrunk_and_its_boxes_come_back_in_its_own_pixels(photo: PhotoDetector) -> None:
+    image, truth = _photo_of_zone(-20.0, 5.0)  # about 2,300 px wide: above max_side
+    assert max(image.shape[:2]) > photo.settings.max_side
+    found = photo.detect(image)
+    assert len(_right(found, truth)) >= 2
+
+
+def test_a_table_with_no_cards_gives_no_cards(photo: PhotoDetector) -> None:
+    rng = np.random.default_rng(7)
+    felt = np.full((480, 640, 3), (40, 110, 40), np.uint8)
+    felt = np.clip(felt + rng.normal(0, 6, felt.shape), 0, 255).astype(np.uint8)
+    found = photo.detect(felt, "felt")
+    assert found.cards == [] and found.face_down == []
+
+
+def test_a_card_cut_by_the_image_border_does_not_crash(photo: PhotoDetector) -> None:
+    image, truth = _photo_of_zone(30.0, 2.0)
+    quad = truth[0][1]
+    cx, cy = quad.mean(0)
+    cut = np.ascontiguousarray(image[int(cy) :, int(cx) :])  # the card's centre at the top-left corner
+    out = photo.detect(cut, "cut").to_json()
+    h, w = cut.shape[:2]
+    for item in out["cards"] + out["face_down"] + out["chips"]:
+        x1, y1, x2, y2 = item["box"]
+        assert 0 <= x1 <= x2 <= w and 0 <= y1 <= y2 <= h
+    tiny = photo.detect(np.ascontiguousarray(image[:5, :7]), "tiny")
+    assert tiny.cards == []
+
+
+def test_the_result_follows_the_json_contract(photo: PhotoDetector) -> None:
+    image, _ = _photo_of_zone(45.0, 2.0)
+    out = photo.detect(image, "photo.jpg").to_json()
+    assert set(out) == {"image", "cards", "face_down", "chips"} and out["image"] == "photo.jpg"
+    for card in out["cards"]:
+        assert set(card) == {"card", "box", "confidence"} and 0 < card["confidence"] <= 1
+    json.dumps(out)
+
+
+def test_a_view_box_maps_back_onto_the_photo() -> None:
+    m = view_transform((50.0, 40.0), 30.0, 2.0, (300, 200))
+    assert np.allclose(map_points(m, [[50.0, 40.0]]), [[150.0, 100.0]])  # centre to middle
+    quad = np.array([[10.0, 20.0], [30.0, 20.0], [30.0, 50.0], [10.0, 50.0]])
+    seen = map_points(m, quad)
+    x1, y1 = seen.min(0)
+    x2, y2 = seen.max(0)
+    back = back_to_photo(m, (x1, y1, x2, y2))  # the view's box: a turned quad around the card
+    assert _area(back) == pytest.approx((x2 - x1) * (y2 - y1) / 4)
+    assert quad_iou(back, quad) == pytest.approx(20 * 30 / _area(back), rel=1e-3)
+
+
+def test_enlarged_scales_every_box() -> None:
+    d = Detection("x", [Card("Qh", (1.0, 2.0, 3.0, 4.0), 0.9)], [(0.0, 0.0, 1.0, 1.0)])
+    big = enlarged(d, 2.0)
+    assert big.cards[0].box == (2.0, 4.0, 6.0, 8.0) and big.face_down == [(0.0, 0.0, 2.0, 2.0)]
+
+
+def _area(quad: npt.NDArray[np.float64]) -> float:
+    return float(abs(cv2.contourArea(quad.astype(np.float32))))
