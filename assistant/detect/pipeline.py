@@ -38,7 +38,7 @@ ZONE_MIN_SCALE = ZONE_IMGSZ / 280.0
 #: this share: designs that print a bigger index than the training decks (or thin strokes
 #: that read better denser) have theirs found there. Chosen on the validation decks
 #: (card-identity F1 0.474 -> 0.619 on their zone crops, 0.388 -> 0.596 on crops from sharp
-#: cameras; 0.45, 0.5, 0.7, 0.75, 0.8 and 1.3 did less, and adding 0.45 to 0.6 little).
+#: cameras; 0.5, 0.7, 0.75, 0.8 and 1.3 did less, and a third pass at 0.45 little).
 ZONE_INDEX_RESCAN = (0.6,)
 #: ... where an index box found so is kept only when it could be an index: on a 63 x 88 mm
 #: card no design prints one wider or taller than this (mm, so pixels in a zone crop; the
