@@ -162,7 +162,22 @@ def decode(
     return Boxes(xyxy[idx].astype(np.float32), best[idx].astype(np.float32), cls[idx].astype(np.int64))
 
 
-class OnnxDetector:
+class _SizedStage1:
+    """What both backends share: the input size and confidence they run at by default."""
+
+    imgsz: int
+    conf: float
+    min_scale: float | None
+
+    def __call__(self, image: npt.NDArray[np.uint8], scale: float = 1.0) -> Boxes:
+        size = max(STRIDE, round(input_size(image.shape, self.imgsz, self.min_scale) * scale))
+        return self.run(image, size, self.conf)
+
+    def run(self, image: npt.NDArray[np.uint8], size: int, conf: float) -> Boxes:
+        raise NotImplementedError
+
+
+class OnnxDetector(_SizedStage1):
     """The exported detector under ONNX Runtime (CPU)."""
 
     def __init__(
@@ -186,10 +201,6 @@ class OnnxDetector:
         self.names = _names_from_meta(meta)
         self.imgsz, self.conf, self.iou, self.min_scale = imgsz, conf, iou, min_scale
 
-    def __call__(self, image: npt.NDArray[np.uint8], scale: float = 1.0) -> Boxes:
-        size = max(STRIDE, round(input_size(image.shape, self.imgsz, self.min_scale) * scale))
-        return self.run(image, size, self.conf)
-
     def run(self, image: npt.NDArray[np.uint8], size: int, conf: float) -> Boxes:
         """Stage 1 at input size ``size`` (long side), boxes from confidence ``conf`` on."""
         blob, ratio, pad = letterbox(image, size)
@@ -197,7 +208,7 @@ class OnnxDetector:
         return decode(np.asarray(raw), ratio, pad, conf, self.iou, image.shape[:2])
 
 
-class UltralyticsDetector:
+class UltralyticsDetector(_SizedStage1):
     """Fallback: the ``.pt`` weights through ultralytics (imports torch)."""
 
     def __init__(
@@ -217,10 +228,6 @@ class UltralyticsDetector:
         names = self.model.names
         self.names = tuple(names[i] for i in sorted(names))
         self.imgsz, self.conf, self.iou, self.min_scale = imgsz, conf, iou, min_scale
-
-    def __call__(self, image: npt.NDArray[np.uint8], scale: float = 1.0) -> Boxes:
-        size = max(STRIDE, round(input_size(image.shape, self.imgsz, self.min_scale) * scale))
-        return self.run(image, size, self.conf)
 
     def run(self, image: npt.NDArray[np.uint8], size: int, conf: float) -> Boxes:
         """Stage 1 at input size ``size`` (ultralytics rounds it up to a multiple of 32)."""

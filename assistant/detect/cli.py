@@ -81,15 +81,16 @@ def _detect(args: argparse.Namespace) -> int:
     if args.calibration is not None and args.quick:
         raise CommandError("--quick is for photos; with --calibration the frame is read zone by zone")
     try:
-        zone_detector = CardDetector.for_zones(models, backend=args.backend)
-        if args.quick:
+        if args.quick:  # one pass over the whole image
             conf = DEFAULT_CONF if args.conf is None else args.conf
             detector = CardDetector.load(models, backend=args.backend, imgsz=args.imgsz, conf=conf)
+        else:  # the zone detector, on a photo's card patches or a calibrated frame's zones
+            detector = CardDetector.for_zones(models, backend=args.backend)
     except ModelMissingError as error:
         raise CommandError(f"{error}; train and export one with `dealer-assistant train`") from error
     except Exception as error:  # a corrupt model file: onnxruntime raises its own types
         raise CommandError(f"cannot load the models: {error}") from error
-    read = detector.detect_file if args.quick else PhotoDetector(zone_detector).detect_file
+    read = detector.detect_file if args.quick else PhotoDetector(detector).detect_file
     if args.calibration is not None:
         from assistant.detect.pipeline import read_image
         from assistant.detect.table_frames import TableFrameDetector
@@ -100,7 +101,7 @@ def _detect(args: argparse.Namespace) -> int:
             calibration = load_calibration(args.calibration)
         except (CalibrationError, LayoutError, OSError) as error:
             raise CommandError(f"cannot use the calibration {args.calibration}: {error}") from None
-        zones = TableFrameDetector(zone_detector, calibration)
+        zones = TableFrameDetector(detector, calibration)
 
         def read(path: Path) -> Any:
             return zones.detect(read_image(path), str(path))

@@ -42,7 +42,15 @@ import numpy as np
 import numpy.typing as npt
 
 from assistant.detect.backends import Boxes, OnnxDetector, UltralyticsDetector, box_iou, input_size
-from assistant.detect.pipeline import MODELS_DIR, Card, CardDetector, ChipStack, Detection
+from assistant.detect.pipeline import (
+    MODELS_DIR,
+    Card,
+    CardDetector,
+    ChipStack,
+    Detection,
+    read_image,
+    suppress_duplicates,
+)
 
 Image = npt.NDArray[np.uint8]
 Affine = npt.NDArray[np.float64]  # 2 x 3, photo pixels -> view pixels
@@ -50,6 +58,7 @@ Quad = npt.NDArray[np.float64]  # 4 x 2: top-left, top-right, bottom-right, bott
 BoxT = tuple[float, float, float, float]
 
 CARD_W, CARD_H = 63.0, 88.0  # a card in a 1 mm/px zone crop
+SAME_CARD_IOU = 0.2  # two reads of one name overlapping this much are one card
 MIN_VIEW = 280.0  # stage 1 sees a zone crop's 280 px at its 320 px input: no view is smaller
 
 
@@ -226,8 +235,6 @@ class PhotoDetector:
         return cls(CardDetector.for_zones(models, threads=threads))
 
     def detect_file(self, path: Path) -> Detection:
-        from assistant.detect.pipeline import read_image
-
         return self.detect(read_image(path), str(path))
 
     def detect(self, image: Image, name: str = "") -> Detection:
@@ -316,7 +323,8 @@ class PhotoDetector:
                 cards.append(
                     Card(best.card, bounds(back_to_photo(m, best.box), image.shape), best.confidence)
                 )
-        return _one_per_place(cards)
+        # one card read twice (from two views) counts once, as do boxes that nearly coincide
+        return suppress_duplicates(cards, same_card_iou=SAME_CARD_IOU)
 
     def _refit(self, image: Image, m: Affine, card: Card) -> tuple[Affine, Card]:
         """Where a card read in a patch is off its place (the sweep's box was too big, too
@@ -379,13 +387,3 @@ def enlarged(d: Detection, k: float) -> Detection:
         [grow(b) for b in d.face_down],
         [ChipStack(s.colour, s.count, grow(s.box), s.confidence) for s in d.chips],
     )
-
-
-def _one_per_place(cards: list[Card]) -> list[Card]:
-    """Of cards read twice (same name, overlapping boxes), or boxes that nearly coincide,
-    the surest stays."""
-    kept: list[Card] = []
-    for card in sorted(cards, key=lambda c: -c.confidence):
-        if all(box_iou(card.box, k.box) < (0.2 if card.card == k.card else 0.8) for k in kept):
-            kept.append(card)
-    return kept

@@ -142,17 +142,20 @@ def read_image(path: Path) -> npt.NDArray[np.uint8]:
     return np.asarray(image, dtype=np.uint8)
 
 
-def suppress_duplicates(cards: list[Card]) -> list[Card]:
+def suppress_duplicates(cards: list[Card], same_card_iou: float | None = None) -> list[Card]:
     """One card per place: of cards whose boxes mostly coincide, the surest stays.
 
     A card read by geometry alone yields to any surer card it overlaps by a third; cards
     read from detected indices only to one they nearly cover (a fanned hand's boxes
-    overlap by half and more, and each of its cards is real).
+    overlap by half and more, and each of its cards is real). With ``same_card_iou`` a
+    card also yields to a surer one of the same name that it overlaps that much (one
+    card read twice in a photo, from two views).
     """
     kept: list[Card] = []
     for card in sorted(cards, key=lambda c: -c.confidence):
         limit = GEOMETRY_DUPLICATE_IOU if card.by_geometry else DUPLICATE_IOU
-        if all(box_iou(card.box, k.box) < limit for k in kept):
+        limits = [same_card_iou if same_card_iou is not None and k.card == card.card else limit for k in kept]
+        if all(box_iou(card.box, k.box) < lim for k, lim in zip(kept, limits, strict=True)):
             kept.append(card)
     return kept
 

@@ -28,13 +28,13 @@ from assistant.synth.effects import sample_light
 from assistant.synth.labels import scene_truth
 from assistant.synth.render import render
 from assistant.synth.scene import CHIP_COLOURS, ChipStack, Scene
-from assistant.synth.table import Table, calibration_json
+from assistant.synth.table import Table, true_calibration
 from assistant.synth.video import VideoRenderer
 from assistant.synth.zones import (
     ZONE_MM_PER_PX,
     codec_loss,
     random_script,
-    write_zone_crop,
+    write_zone_crops,
     zone_kind,
 )
 
@@ -92,7 +92,6 @@ def random_stacks(table: Table, rng: np.random.Generator) -> list[ChipStack]:
 
 def render_chip_hand(job: tuple[Path, int, int, str, int]) -> tuple[str, int, int]:
     """Render ``shots`` chip stills of hand ``index``; returns (split, crops, labels)."""
-    from assistant.vision.calibration import calibration_from_dict
     from assistant.vision.rectify import ZoneRectifier
 
     out, seed, index, split, shots = job
@@ -102,7 +101,6 @@ def render_chip_hand(job: tuple[Path, int, int, str, int]) -> tuple[str, int, in
     faces = deck_faces(vr.record)
     table = vr.table
     deck_cards = table.items()[0]  # the deck lying face down
-    to_world = np.array([[0.1, 0.0, 0.0], [0.0, -0.1, 0.0], [0.0, 0.0, 1.0]])
     crops = labels = 0
     for shot in range(shots):
         camera = chip_camera(table, script.size, rng)
@@ -124,23 +122,22 @@ def render_chip_hand(job: tuple[Path, int, int, str, int]) -> tuple[str, int, in
         rendered = render(scene, faces, np.random.default_rng([seed, index, 31, shot]))
         image = codec_loss(rendered.image, rng)
         truths = scene_truth(scene, rendered, vr.record)
-        calibration = calibration_from_dict(
-            calibration_json(table, camera, camera.plane_homography() @ to_world)
-        )
+        calibration = true_calibration(table, camera)
         rectifier = ZoneRectifier(calibration, mm_per_px=ZONE_MM_PER_PX)
-        camera_json = camera.to_json()
         keys = [k for k in rectifier.zones if zone_kind(k) in CHIP_ZONES]
-        for crop in rectifier.rectify(image, keys):
-            written = write_zone_crop(
-                out / "images" / split,
-                f"s{seed}-{index:05d}_{shot:04d}_{crop.key}",
-                crop,
-                calibration,
-                truths,
-                {"deck": vr.record.id, "surface": vr.surface.to_json(), "frame": shot, "camera": camera_json},
-                keep=lambda zone: any(t.labelled and t.kind == "chips" for t in zone),
-            )
-            if written is not None:
-                crops += 1
-                labels += written
+        n, k = write_zone_crops(
+            out / "images" / split,
+            f"s{seed}-{index:05d}_{shot:04d}",
+            rectifier.rectify(image, keys),
+            calibration,
+            truths,
+            {
+                "deck": vr.record.id,
+                "surface": vr.surface.to_json(),
+                "frame": shot,
+                "camera": camera.to_json(),
+            },
+            keep=lambda zone: any(t.labelled and t.kind == "chips" for t in zone),
+        )
+        crops, labels = crops + n, labels + k
     return split, crops, labels

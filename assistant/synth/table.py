@@ -23,6 +23,10 @@ from assistant.synth.script import GameScript
 STACK_MAX = 15
 
 
+#: :func:`mm_to_world` as a homography of the table plane
+MM_TO_WORLD = np.array([[0.1, 0.0, 0.0], [0.0, -0.1, 0.0], [0.0, 0.0, 1.0]])
+
+
 def mm_to_world(point: tuple[float, float] | np.ndarray) -> np.ndarray:
     """Table millimetres of :mod:`assistant.vision.geometry` (y towards the near side) to
     the renderer's world centimetres (y away from the near side)."""
@@ -175,6 +179,18 @@ def layout_json(table: Table) -> dict[str, Any]:
     from assistant.vision.layout import layout_to_dict
 
     return layout_to_dict(table.layout)
+
+
+def table_mm_to_px(cam: Camera) -> np.ndarray:
+    """The homography of table millimetres to ``cam``'s (undistorted) pixels."""
+    return np.asarray(cam.plane_homography() @ MM_TO_WORLD, dtype=np.float64)
+
+
+def true_calibration(table: Table, cam: Camera) -> Any:
+    """The exact :class:`~assistant.vision.calibration.Calibration` of ``cam`` over ``table``."""
+    from assistant.vision.calibration import calibration_from_dict
+
+    return calibration_from_dict(calibration_json(table, cam, table_mm_to_px(cam)))
 
 
 def calibration_json(table: Table, cam: Camera, table_mm_to_px: np.ndarray) -> dict[str, Any]:

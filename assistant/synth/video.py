@@ -31,7 +31,7 @@ from assistant.synth.render import Rendered, render
 from assistant.synth.scene import CARD_HEIGHT_CM, CardItem, ChipStack, Hand, Scene
 from assistant.synth.script import GameScript, ScriptError
 from assistant.synth.surfaces import sample_surface
-from assistant.synth.table import STACK_MAX, SeatModel, Table, calibration_json, layout_json
+from assistant.synth.table import STACK_MAX, SeatModel, Table, calibration_json, layout_json, table_mm_to_px
 
 MOVE_FRAMES = 5
 HOLD_FRAMES = 2
@@ -151,8 +151,7 @@ def render_video(script: GameScript, out: Path) -> tuple[Path, Path]:
         writer.write(frame)
     writer.release()
     cam = vr.camera
-    to_world = np.array([[0.1, 0.0, 0.0], [0.0, -0.1, 0.0], [0.0, 0.0, 1.0]])
-    table_mm_to_px = cam.plane_homography() @ to_world
+    mm_to_px = table_mm_to_px(cam)
     truth = {
         "name": script.name,
         "video": video_path.name,
@@ -165,7 +164,7 @@ def render_video(script: GameScript, out: Path) -> tuple[Path, Path]:
         "deck_split": vr.record.split.value,
         "surface": {**vr.surface.to_json(), "split": script.surface_split},
         "camera": cam.to_json(),
-        "calibration": calibration_json(table, cam, table_mm_to_px),
+        "calibration": calibration_json(table, cam, mm_to_px),
         "layout": layout_json(table),
         "seat_numbers": {str(s.seat): table.layout.seats[s.seat].number for s in table.seats},
         "chip_colours": {str(s.seat): s.colour for s in table.seats},

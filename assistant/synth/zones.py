@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -54,7 +54,7 @@ from assistant.synth.layout import card_angle_facing
 from assistant.synth.render import Rendered
 from assistant.synth.scene import CardItem, ChipStack, Hand, Scene
 from assistant.synth.script import GameScript, script_from_autoplay
-from assistant.synth.table import SeatModel, Table, calibration_json
+from assistant.synth.table import SeatModel, Table, true_calibration
 from assistant.synth.video import VideoRenderer, animate
 
 if TYPE_CHECKING:
@@ -338,11 +338,29 @@ def write_zone_crop(
     return len(lines)
 
 
+def write_zone_crops(
+    images: Path,
+    prefix: str,
+    crops: Iterable[ZoneCrop],
+    calibration: Calibration,
+    truths: Sequence[ObjectTruth],
+    shot: dict[str, Any],
+    keep: Callable[[list[ObjectTruth]], bool],
+) -> tuple[int, int]:
+    """:func:`write_zone_crop` for each crop of one shot, named ``PREFIX_ZONEKEY``;
+    returns (crops written, labels written)."""
+    written = labels = 0
+    for crop in crops:
+        n = write_zone_crop(images, f"{prefix}_{crop.key}", crop, calibration, truths, shot, keep)
+        if n is not None:
+            written, labels = written + 1, labels + n
+    return written, labels
+
+
 def render_hand(
     job: tuple[Path, int, int, str, float, Sequence[tuple[int, int]]],
 ) -> tuple[str, int, int]:
     """Render hand ``index`` and write its zone crops; returns (split, crops, labels)."""
-    from assistant.vision.calibration import calibration_from_dict
     from assistant.vision.rectify import ZoneRectifier
 
     out, seed, index, split, rate, sizes = job
@@ -350,10 +368,7 @@ def render_hand(
     script = random_script(seed, index, split, sizes)
     vr = SamplingRenderer(script, rate, rng)
     animate(script, vr)
-    to_world = np.array([[0.1, 0.0, 0.0], [0.0, -0.1, 0.0], [0.0, 0.0, 1.0]])
-    calibration = calibration_from_dict(
-        calibration_json(vr.table, vr.camera, vr.camera.plane_homography() @ to_world)
-    )
+    calibration = true_calibration(vr.table, vr.camera)
     rectifier = ZoneRectifier(calibration, mm_per_px=ZONE_MM_PER_PX)
     camera = vr.camera.to_json()
     crops = labels = 0
@@ -362,19 +377,16 @@ def render_hand(
         truths = scene_truth(shot.scene, shot.rendered, vr.record)
         keys = [k for k in rectifier.zones if rng.random() < ZONE_KEEP.get(zone_kind(k), 0.0)]
         meta = {"deck": vr.record.id, "surface": vr.surface.to_json(), "frame": shot.frame, "camera": camera}
-        for crop in rectifier.rectify(image, keys):
-            written = write_zone_crop(
-                out / "images" / split,
-                f"s{seed}-{index:05d}_{shot.frame:04d}_{crop.key}",
-                crop,
-                calibration,
-                truths,
-                meta,
-                keep=lambda zone: any(t.labelled for t in zone) or rng.random() < EMPTY_KEEP,
-            )
-            if written is not None:
-                crops += 1
-                labels += written
+        n, k = write_zone_crops(
+            out / "images" / split,
+            f"s{seed}-{index:05d}_{shot.frame:04d}",
+            rectifier.rectify(image, keys),
+            calibration,
+            truths,
+            meta,
+            keep=lambda zone: any(t.labelled for t in zone) or rng.random() < EMPTY_KEEP,
+        )
+        crops, labels = crops + n, labels + k
     return split, crops, labels
 
 

@@ -174,20 +174,15 @@ def test_an_illegal_action_is_a_script_error(tmp_path: Path) -> None:
 def test_markers_in_a_rendered_frame_sit_where_the_truth_calibration_puts_them() -> None:
     import numpy as np
 
-    from assistant.synth.table import calibration_json
+    from assistant.synth.table import true_calibration
     from assistant.synth.video import VideoRenderer
-    from assistant.vision.calibration import calibration_from_dict
     from assistant.vision.markers import MarkerDetector
 
     players = [("A", 20), ("B", 20), ("C", 20), ("D", 20), ("E", 20)]
     script = script_from_autoplay("m", "seven-twenty-seven", players, 8, "kde-penguins")
     renderer = VideoRenderer(script)
     renderer.frame()
-    cam = renderer.camera
-    to_world = np.array([[0.1, 0.0, 0.0], [0.0, -0.1, 0.0], [0.0, 0.0, 1.0]])
-    calibration = calibration_from_dict(
-        calibration_json(renderer.table, cam, cam.plane_homography() @ to_world)
-    )
+    calibration = true_calibration(renderer.table, renderer.camera)
     found = MarkerDetector().detect(renderer.frames[0])
     assert len(found) == len(renderer.table.layout.markers)
     for marker in found:

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from assistant.synth.camera import Camera
+from assistant.synth.table import table_mm_to_px
 from assistant.vision.calibration import Calibration, load_calibration
 from assistant.vision.default_layouts import oval_layout
 from assistant.vision.sampling import (
@@ -20,16 +21,13 @@ from assistant.vision.sampling import (
 )
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "video"
-#: table mm (y towards the camera's bottom edge) to the synthetic camera's world cm
-TO_WORLD = np.array([[0.1, 0.0, 0.0], [0.0, -0.1, 0.0], [0.0, 0.0, 1.0]])
 
 
 def calibration_of(camera: Camera) -> Calibration:
     """The exact calibration of a synthetic camera over an oval 6-seat table."""
-    table_to_image = camera.plane_homography() @ TO_WORLD
     return Calibration(
         layout=oval_layout(6),
-        image_to_table=np.linalg.inv(table_to_image),
+        image_to_table=np.linalg.inv(table_mm_to_px(camera)),
         image_size=(camera.width, camera.height),
         marker_corners_mm={},
         marker_residuals_mm={},
