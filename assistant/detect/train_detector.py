@@ -61,7 +61,12 @@ def train_detector(
     if name is not None:
         args["name"] = name
     args.setdefault("save_period", 1)
-    model.train(data=str(data), **args, **OFFLINE_ARGS)
+    offline = dict(OFFLINE_ARGS)
+    if weights is not None:
+        # ultralytics builds the trained model afresh from the .yaml when ``pretrained`` is
+        # False, whatever was loaded before; a local path makes it start from those weights
+        offline["pretrained"] = str(weights)
+    model.train(data=str(data), **args, **offline)
     trainer = model.trainer
     assert trainer is not None
     return Path(trainer.save_dir) / "weights" / "best.pt"

@@ -123,11 +123,20 @@ def test_detector_trains_offline_from_our_weights_and_exports_a_working_onnx(tmp
         "project": str(tmp_path / "runs"),
         "mosaic": 0.0,
         "val": False,
+        "lr0": 1e-7,  # so the trained weights stay where they started
+        "warmup_epochs": 0.0,
     }
     recipe = dataclasses.replace(recipe, dataset=data, detector_args=args)
     best = train_detector(recipe, weights=MODELS_DIR / "detector.pt", epochs=1, name="t")
     last = best.parent / "last.pt"
     assert last.is_file()
+    # it started from our weights, not from a fresh model built from the .yaml
+    from ultralytics.nn.tasks import load_checkpoint
+
+    ours = load_checkpoint(str(MODELS_DIR / "detector.pt"))[0].state_dict()
+    trained = load_checkpoint(str(last))[0].state_dict()
+    first = next(k for k, v in ours.items() if k.endswith("conv.weight"))
+    assert (trained[first].float() - ours[first].float()).abs().max() < 1e-2
     onnx = export_detector(last, tmp_path / "d.onnx", imgsz=160)
     det = OnnxDetector(onnx, imgsz=160)
     assert det.names[:3] == ("card", "index", "face_down")
@@ -236,3 +245,26 @@ def test_a_reader_gaining_an_index_head_starts_from_what_the_old_reader_learned(
     assert torch.equal(new.heads[2].weight, fresh_head)  # the new head starts fresh
     with pytest.raises(ValueError, match="cannot start from"):
         initialise(new, tmp_path / "absent.pt")
+
+
+def test_stack_counter_trains_on_stack_views_and_exports_a_count_head(tmp_path: Path) -> None:
+    from assistant.detect.train_reader import export_reader, train_reader
+    from assistant.synth.stack_views import hand_stack_views
+    from assistant.vision.stack_view import VIEW_SIZE
+
+    data = tmp_path / "stacks"
+    views = hand_stack_views((5, 0, "train", 1, 2))
+    views.save(data / "stacks_train.npz")
+    views.save(data / "stacks_val.npz")
+    out = tmp_path / "counter"
+    width, height = VIEW_SIZE
+    recipe = ReaderRecipe(
+        crop=height, crop_width=width, epochs=1, batch=16, out=str(out), datasets=(str(data),)
+    )
+    # the recipe's dataset (zone crops) holds no stack views: those of its datasets are used
+    best = train_reader("stacks", tmp_path / "zones", recipe, log=lambda _: None)
+    reader = OnnxReader(export_reader(best, tmp_path / "stack_counter.onnx"))
+    probs = reader.read_views(views.views[:3])
+    assert list(probs) == ["count"] and probs["count"].shape == (3, 21)
+    with pytest.raises(ValueError, match="no stacks crops"):
+        train_reader("stacks", tmp_path, ReaderRecipe(crop=height, crop_width=width, out=str(tmp_path / "x")))
