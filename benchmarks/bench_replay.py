@@ -1,6 +1,6 @@
 """Replay speed and event delay on the bundled video fixtures (1280x720).
 
-    python benchmarks/bench_replay.py [NAME ...]
+    python benchmarks/bench_replay.py [NAME ...] [--models DIR]
 
 For each fixture: frames per second of the whole pipeline (decode, rectify, motion gate,
 detector, hysteresis, referee, engine) on this machine, and the delay from a card coming
@@ -10,9 +10,9 @@ into view (at rest, or turned over) to its event, in video time (see
 
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
-import sys
 from pathlib import Path
 
 from assistant.detect.pipeline import MODELS_DIR, CardDetector
@@ -27,8 +27,12 @@ VIDEOS = Path(__file__).resolve().parent.parent / "fixtures" / "video"
 
 
 def main() -> None:
-    names = sys.argv[1:] or sorted(p.name.removesuffix(".truth.json") for p in VIDEOS.glob("*.truth.json"))
-    detector = DetectorAdapter(CardDetector.for_zones(MODELS_DIR))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("names", nargs="*", help="fixture names (default: all)")
+    parser.add_argument("--models", type=Path, default=MODELS_DIR, help="model folder (default: models/)")
+    args = parser.parse_args()
+    names = args.names or sorted(p.name.removesuffix(".truth.json") for p in VIDEOS.glob("*.truth.json"))
+    detector = DetectorAdapter(CardDetector.for_zones(args.models))
     for name in names:
         truth = json.loads((VIDEOS / f"{name}.truth.json").read_text())
         with VideoFileSource(VIDEOS / f"{name}.mp4") as source:

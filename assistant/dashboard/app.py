@@ -182,14 +182,16 @@ def run_dashboard(options: DashboardOptions) -> int:
         )
         window.show()
         if source is not None:
-            detector, note = None, ""
+            detector, counter, note = None, None, ""
             if calibration is not None:
-                from assistant.dashboard.live_table import load_detector
+                from assistant.dashboard.live_table import load_counter, load_detector
 
                 detector, note = load_detector(options.models)
                 if detector is not None:
-                    note = ""
-            window.attach_camera(source, calibration, detector, note=note, hold_s=options.hold_s)
+                    counter, note = load_counter(options.models, calibration)
+            window.attach_camera(
+                source, calibration, detector, note=note, hold_s=options.hold_s, counter=counter
+            )
         devices = device_manager(options)
         if devices is not None:
             manager, ports = devices

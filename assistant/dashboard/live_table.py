@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 from assistant.dashboard.camera_view import Overlay, Zone
 from assistant.engine import Event, IllegalActionError, Session
 from assistant.pipeline.referee import Applied, DealerQuery
-from assistant.pipeline.replay import TablePipeline, ZoneDetector
+from assistant.pipeline.replay import StackCounting, TablePipeline, ZoneDetector
 from assistant.pipeline.zones import within
 from assistant.vision.bump import BumpCheck, BumpMonitor, CameraStatus
 from assistant.vision.calibration import Calibration
@@ -57,6 +57,24 @@ def load_detector(models: Path | None = None) -> tuple[ZoneDetector | None, str]
     from assistant.pipeline.cli import DetectorAdapter
 
     return DetectorAdapter(detector), f"detector loaded from {folder}"
+
+
+def load_counter(models: Path | None, calibration: Calibration) -> tuple[StackCounting | None, str]:
+    """The stack counter from ``models`` for this camera, or None and why (chip counts
+    are then entered by the dealer)."""
+    try:
+        from assistant.detect.pipeline import MODELS_DIR
+        from assistant.detect.stack_counter import load_stack_counter
+    except ImportError as error:
+        return None, f"no stack counter in this installation ({error}): enter bets by hand"
+    folder = models if models is not None else MODELS_DIR
+    try:
+        counter = load_stack_counter(folder, calibration)
+    except Exception as error:  # a damaged model file: say so, bets are entered by hand
+        return None, f"cannot load the stack counter from {folder}: {error}; enter bets by hand"
+    if counter is None:
+        return None, f"no stack counter in {folder}: enter bets by hand"
+    return counter, ""
 
 
 def _outline(rect: Rect, per_edge: int) -> list[tuple[float, float]]:
@@ -173,10 +191,13 @@ class LiveTable:
         hold_s: float = 0.1,
         watch_bumps: bool = True,
         bump_interval: int = 15,
+        counter: StackCounting | None = None,
     ) -> None:
         self.session = session
         self.calibration = calibration
-        self.pipeline = TablePipeline(session, calibration, _WatchedDetector(detector, self), hold_s=hold_s)
+        self.pipeline = TablePipeline(
+            session, calibration, _WatchedDetector(detector, self), hold_s=hold_s, counter=counter
+        )
         made = self.pipeline.rectifier
         self.rectifier = RecordingRectifier(
             calibration, made.zones, mm_per_px=made.mm_per_px, margins=made.margins

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from assistant.dashboard.devices_panel import DevicesPanel
     from assistant.devices.manager import DeviceManager
     from assistant.pipeline.referee import Applied
-    from assistant.pipeline.replay import ZoneDetector
+    from assistant.pipeline.replay import StackCounting, ZoneDetector
     from assistant.vision.calibration import Calibration
     from assistant.vision.sources import FrameSource
 
@@ -399,8 +399,10 @@ class DashboardWindow(QMainWindow):
         bump_interval: int = 15,
         retry_s: float = 1.0,
         start: bool = True,
+        counter: StackCounting | None = None,
     ) -> CameraPipeline:
-        """Show ``source``; with a calibration and a detector, read its frames into the game."""
+        """Show ``source``; with a calibration and a detector, read its frames into the game
+        (with a stack counter, chip stacks the camera sees from the side are counted)."""
         from assistant.dashboard.camera_pipeline import CameraPipeline
         from assistant.dashboard.live_table import LiveTable
 
@@ -443,6 +445,7 @@ class DashboardWindow(QMainWindow):
                 hold_s=hold_s,
                 watch_bumps=watch_bumps,
                 bump_interval=bump_interval,
+                counter=counter,
             )
             pipeline = CameraPipeline(
                 self.camera, source, self.queries, live, note=note, interval_ms=interval_ms, retry_s=retry_s

@@ -51,6 +51,7 @@ def register(subparsers: Any) -> None:
         ("reader", "stage 2: rank and suit from a corner index"),
         ("strips", "stage 2: rank and suit from a card's upright left strip (zone crops)"),
         ("chips", "stage 2: chip count"),
+        ("stacks", "stack counter: chips in a stack from its side view (synth stacks data)"),
     ):
         r = sub.add_parser(name, help=helptext)
         r.add_argument("--resume", action="store_true", help="continue from OUT/last.pt")
@@ -60,6 +61,10 @@ def register(subparsers: Any) -> None:
     ex.add_argument("--reader", type=Path, help="index reader checkpoint (best.pt)")
     ex.add_argument("--strips", type=Path, help="strip reader checkpoint (best.pt)")
     ex.add_argument("--chips", type=Path, help="chip reader checkpoint (best.pt)")
+    ex.add_argument("--stacks", type=Path, help="stack counter checkpoint (best.pt)")
+    ex.add_argument(
+        "--chip-detector", type=Path, help="stage-1 weights fine-tuned on chip zones (best.pt): the counter's"
+    )
     ex.add_argument("--out", type=Path, default=None, help="model folder (default: models/)")
     for p in sub.choices.values():
         p.add_argument("--config", type=Path, default=None, help="recipe (models/train.yaml)")
@@ -101,7 +106,13 @@ def _detect(args: argparse.Namespace) -> int:
             calibration = load_calibration(args.calibration)
         except (CalibrationError, LayoutError, OSError) as error:
             raise CommandError(f"cannot use the calibration {args.calibration}: {error}") from None
-        zones = TableFrameDetector(detector, calibration)
+        from assistant.detect.stack_counter import load_stack_counter
+
+        try:
+            counter = load_stack_counter(models, calibration)
+        except Exception as error:  # a corrupt model file: onnxruntime raises its own types
+            raise CommandError(f"cannot load the stack counter: {error}") from error
+        zones = TableFrameDetector(detector, calibration, counter)
 
         def read(path: Path) -> Any:
             return zones.detect(read_image(path), str(path))
@@ -144,11 +155,16 @@ def _train(args: argparse.Namespace) -> int:
                 epochs=args.epochs,
             )
             print(f"detector weights: {best}")
-        elif args.stage in ("reader", "strips", "chips"):
+        elif args.stage in ("reader", "strips", "chips", "stacks"):
             from assistant.detect.train_reader import train_reader
 
-            kind = {"reader": "index", "strips": "strips", "chips": "chips"}[args.stage]
-            section = {"index": recipe.reader, "strips": recipe.strips, "chips": recipe.chips}[kind]
+            kind = {"reader": "index", "strips": "strips", "chips": "chips", "stacks": "stacks"}[args.stage]
+            section = {
+                "index": recipe.reader,
+                "strips": recipe.strips,
+                "chips": recipe.chips,
+                "stacks": recipe.stacks,
+            }[kind]
             best = train_reader(kind, recipe.dataset, section, resume=args.resume, epochs=args.epochs)
             print(f"{args.stage} weights: {best}")
         else:
@@ -165,18 +181,22 @@ def _export(args: argparse.Namespace) -> None:
 
     from assistant.cli import CommandError
     from assistant.detect.pipeline import (
+        CHIP_DETECTOR_ONNX,
         CHIP_READER,
         DETECTOR_ONNX,
         DETECTOR_PT,
         INDEX_READER,
         MODELS_DIR,
+        STACK_COUNTER,
         STRIP_READER,
     )
 
     out = args.out or MODELS_DIR
-    if not (args.detector or args.reader or args.strips or args.chips):
-        raise CommandError("name at least one of --detector, --reader, --strips, --chips")
-    for given in (args.detector, args.reader, args.strips, args.chips):
+    if not (args.detector or args.reader or args.strips or args.chips or args.stacks or args.chip_detector):
+        raise CommandError(
+            "name at least one of --detector, --reader, --strips, --chips, --stacks, --chip-detector"
+        )
+    for given in (args.detector, args.reader, args.strips, args.chips, args.stacks, args.chip_detector):
         if given is not None and not given.is_file():
             raise CommandError(f"{given}: no such file")
     if args.detector:
@@ -187,7 +207,11 @@ def _export(args: argparse.Namespace) -> None:
         from ultralytics.utils.torch_utils import strip_optimizer
 
         strip_optimizer(str(out / DETECTOR_PT))  # weights only: a few hundred kB
-    if args.reader or args.strips or args.chips:
+    if args.chip_detector:
+        from assistant.detect.train_detector import export_detector
+
+        print(export_detector(args.chip_detector, out / CHIP_DETECTOR_ONNX))
+    if args.reader or args.strips or args.chips or args.stacks:
         from assistant.detect.train_reader import export_reader
 
         if args.reader:
@@ -196,3 +220,5 @@ def _export(args: argparse.Namespace) -> None:
             print(export_reader(args.strips, out / STRIP_READER))
         if args.chips:
             print(export_reader(args.chips, out / CHIP_READER))
+        if args.stacks:
+            print(export_reader(args.stacks, out / STACK_COUNTER))

@@ -28,6 +28,10 @@ DETECTOR_ONNX = "detector.onnx"
 DETECTOR_PT = "detector.pt"
 INDEX_READER = "index_reader.onnx"
 CHIP_READER = "chip_reader.onnx"
+STACK_COUNTER = "stack_counter.onnx"  # chips in a stack from its side view (a calibrated camera)
+#: Stage 1 fine-tuned on chip zones seen by oblique cameras too: finds the chip stacks in
+#: bet and pot zones for the stack counter (card zones keep ``detector.onnx``).
+CHIP_DETECTOR_ONNX = "chip_detector.onnx"
 STRIP_READER = "strip_reader.onnx"  # optional: rank and suit from upright card strips
 BACKENDS = ("onnx", "ultralytics")
 ZONE_IMGSZ = 320  # stage-1 input for the camera pipeline's 1 mm/px zone crops
@@ -289,6 +293,7 @@ class CardDetector:
         min_scale: float | None = None,
         index_rescan: tuple[float, ...] = (),
         max_index_px: tuple[float, float] | None = None,
+        stage1: str = DETECTOR_ONNX,
     ) -> CardDetector:
         def need(name: str) -> Path:
             path = models / name
@@ -298,7 +303,7 @@ class CardDetector:
 
         detector: Backend
         if backend == "onnx":
-            detector = OnnxDetector(need(DETECTOR_ONNX), imgsz, conf, threads=threads, min_scale=min_scale)
+            detector = OnnxDetector(need(stage1), imgsz, conf, threads=threads, min_scale=min_scale)
         elif backend == "ultralytics":
             detector = UltralyticsDetector(need(DETECTOR_PT), imgsz, conf, min_scale=min_scale)
         else:
@@ -317,8 +322,16 @@ class CardDetector:
         )
 
     @classmethod
-    def for_zones(cls, models: Path = MODELS_DIR, *, backend: str = "onnx", threads: int = 0) -> CardDetector:
-        """The detector as the camera pipeline runs it, on upright 1 mm/px zone crops."""
+    def for_zones(
+        cls,
+        models: Path = MODELS_DIR,
+        *,
+        backend: str = "onnx",
+        threads: int = 0,
+        stage1: str = DETECTOR_ONNX,
+    ) -> CardDetector:
+        """The detector as the camera pipeline runs it, on upright 1 mm/px zone crops
+        (``stage1``: the ONNX stage-1 file in ``models``)."""
         return cls.load(
             models,
             backend=backend,
@@ -331,6 +344,7 @@ class CardDetector:
             min_scale=ZONE_MIN_SCALE,
             index_rescan=ZONE_INDEX_RESCAN,
             max_index_px=ZONE_MAX_INDEX_PX,
+            stage1=stage1,
         )
 
     def detect_file(self, path: Path) -> Detection:

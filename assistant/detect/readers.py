@@ -70,6 +70,10 @@ class OnnxReader:
         pick = best * n + np.arange(n)
         return {h: p[pick] for h, p in probs.items()}
 
+    def read_views(self, views: npt.NDArray[np.uint8]) -> dict[str, npt.NDArray[np.float32]]:
+        """Probabilities per head for crops already cut to the reader's size, (N, H, W, 3)."""
+        return self._run(views)
+
     def _run(self, crops: npt.NDArray[np.uint8]) -> dict[str, npt.NDArray[np.float32]]:
         if len(crops) == 0:
             return {h: np.zeros((0, 0), np.float32) for h in self.heads}

@@ -48,6 +48,7 @@ class Recipe:
     reader: ReaderRecipe = ReaderRecipe()
     chips: ReaderRecipe = ReaderRecipe(out="runs/chips")
     strips: ReaderRecipe = ReaderRecipe(crop=88, crop_width=40, out="runs/strips")
+    stacks: ReaderRecipe = ReaderRecipe(crop=160, crop_width=32, out="runs/stacks")
 
     @classmethod
     def load(cls, path: Path = DEFAULT_RECIPE) -> Recipe:
@@ -69,6 +70,8 @@ class Recipe:
             chips = ReaderRecipe(**{"out": "runs/chips", **_tupled(data.get("chips", {}))})
             strip_defaults = {"crop": 88, "crop_width": 40, "out": "runs/strips"}
             strips = ReaderRecipe(**{**strip_defaults, **_tupled(data.get("strips", {}))})
+            stack_defaults = {"crop": 160, "crop_width": 32, "out": "runs/stacks"}
+            stacks = ReaderRecipe(**{**stack_defaults, **_tupled(data.get("stacks", {}))})
         except TypeError as error:
             raise RecipeError(f"{path}: {error}") from error
         return cls(
@@ -78,6 +81,7 @@ class Recipe:
             reader=reader,
             chips=chips,
             strips=strips,
+            stacks=stacks,
         )
 
 

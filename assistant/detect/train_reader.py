@@ -173,6 +173,30 @@ def _augment_strips(
     return _photometric(x, size, gen)
 
 
+def _augment_views(
+    patches: torch.Tensor, size: int | tuple[int, int], gen: torch.Generator, strong: bool
+) -> torch.Tensor:
+    """Stack views as they are (their geometry is the measurement), mirrored at random
+    (a stack's mirror image holds as many chips) and with the photometric changes."""
+    if not strong:
+        return patches
+    flip = torch.rand(patches.shape[0], generator=gen) < 0.5
+    x = patches.clone()
+    x[flip] = x[flip].flip(3)
+    return _photometric(x, tuple(x.shape[2:]), gen)  # type: ignore[arg-type]
+
+
+def stack_view_crops(folder: Path, recipe: ReaderRecipe, split: str) -> CropSet:
+    """The stack views of ``FOLDER/stacks_SPLIT.npz`` (and of the recipe's further
+    ``datasets``) as reader crops: the count as the ``count`` target."""
+    from assistant.synth.stack_views import StackViews
+
+    paths = [Path(str(d)) / f"stacks_{split}.npz" for d in (folder, *recipe.datasets)]
+    views = StackViews.join([StackViews.load(p) for p in paths if p.is_file()])
+    counts = np.minimum(views.counts, MAX_CHIPS).astype(np.int64)
+    return CropSet(views.views, counts, np.full(len(counts), NO_TARGET, np.int64), views.deck)
+
+
 def _photometric(x: torch.Tensor, size: tuple[int, int], gen: torch.Generator) -> torch.Tensor:
     n = x.shape[0]
 
@@ -255,15 +279,23 @@ def train_reader(
 
         def make(split: str) -> CropSet:
             return chip_training_crops(dataset, recipe, split, patch)
+    elif kind == "stacks":
+        heads = chip_heads(MAX_CHIPS)
+
+        def make(split: str) -> CropSet:
+            return stack_view_crops(dataset, recipe, split)
     else:
         raise ValueError(f"unknown reader {kind!r}")
-    train = load_or_make(out, "train", lambda: make("train"))
-    val = load_or_make(out, "val", lambda: make("val"))
+    if kind == "stacks":  # the views are already made: nothing to cut and cache
+        train, val = make("train"), make("val")
+    else:
+        train = load_or_make(out, "train", lambda: make("train"))
+        val = load_or_make(out, "val", lambda: make("val"))
     if kind == "index":  # close-ups, fonts, no-index crops: made for square index crops only
         extra = _index_extras(recipe, dataset, out, patch, log)
         train, val = CropSet.join([train, *extra["train"]]), CropSet.join([val, *extra["val"]])
     log(f"{kind} reader: {len(train.rank)} train crops, {len(val.rank)} val crops")
-    if kind == "chips":
+    if kind in ("chips", "stacks"):
         per_target = np.bincount(train.rank, minlength=MAX_CHIPS + 1).tolist()
         log(f"train targets (0 = unknown, then counts 1..{MAX_CHIPS}): {per_target}")
     if len(train.rank) == 0:
@@ -285,7 +317,8 @@ def train_reader(
     model = CropReader(heads, recipe.crop, width, tuple(recipe.channels))  # type: ignore[arg-type]
     if recipe.init and not resume:
         log(f"starting from {recipe.init}: {initialise(model, Path(recipe.init))}")
-    size: int | tuple[int, int] = (recipe.crop, width) if kind == "strips" else recipe.crop
+    size: int | tuple[int, int] = (recipe.crop, width) if kind in ("strips", "stacks") else recipe.crop
+    jitter = _augment_views if kind == "stacks" else augment
     total = epochs or recipe.epochs
     opt = torch.optim.AdamW(model.parameters(), lr=recipe.lr, weight_decay=1e-4)
     per_epoch = math.ceil(len(y_train[0]) / recipe.batch)
@@ -315,7 +348,7 @@ def train_reader(
         loss_sum = 0.0
         for i in range(0, n, recipe.batch):
             idx = order[i : i + recipe.batch]
-            xb = augment(x_train[idx].float(), size, gen, strong=True)
+            xb = jitter(x_train[idx].float(), size, gen, strong=True)
             loss = torch.zeros(())
             for logit, t, w in zip(model.logits(xb), y_train, weights, strict=True):
                 tb = t[idx]
@@ -327,7 +360,7 @@ def train_reader(
             sched.step()
             loss_sum += loss.item() * len(idx)
         spent += time.perf_counter() - t0
-        acc = _accuracy(model, augment(x_val.float(), size, gen, strong=False), y_val)
+        acc = _accuracy(model, jitter(x_val.float(), size, gen, strong=False), y_val)
         score = float(np.mean(acc))
         history.append(
             {"epoch": epoch + 1, "seconds": round(spent, 1), "loss": loss_sum / n}

@@ -167,6 +167,12 @@ def _run_replay(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
         detector = DetectorAdapter(CardDetector.for_zones(args.models or MODELS_DIR))
     except ModelMissingError as error:
         raise CommandError(f"{error}: train one with 'dealer-assistant train' or restore models/") from None
+    from assistant.detect.stack_counter import load_stack_counter
+
+    try:
+        counter = load_stack_counter(args.models or MODELS_DIR, calibration)
+    except Exception as error:  # a corrupt model file: onnxruntime raises its own types
+        raise CommandError(f"cannot load the stack counter: {error}") from None
     bar = None if args.quiet else ProgressBar(args.video.name, source.frame_count)
     with source:
         report = replay(
@@ -176,6 +182,7 @@ def _run_replay(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
             detector,
             hold_s=args.hold,
             progress=bar.update if bar is not None else None,
+            counter=counter,
         )
     if bar is not None:
         bar.close()

@@ -35,6 +35,16 @@ from assistant.vision.rectify import ZoneCrop, ZoneRectifier
 from assistant.vision.sources import Frame, FrameSource, SourceError
 
 
+class StackCounting(Protocol):
+    """Finds and counts a zone's chip stacks from the camera's frame
+    (:class:`assistant.detect.stack_counter.StackCounter`): the zone's chips in the
+    ``detect --json`` shape, given what the zone detector found."""
+
+    def chips_in_crop(
+        self, frame: NDArray[np.uint8], crop: ZoneCrop, found: Sequence[dict[str, Any]]
+    ) -> list[dict[str, Any]]: ...
+
+
 class ZoneDetector(Protocol):
     """Anything that reads a batch of zone crops into ``detect --json`` shaped dicts."""
 
@@ -92,8 +102,10 @@ class TablePipeline:
         hold_s: float = DEFAULT_HOLD_S,
         mm_per_px: float = 1.0,
         read_bets: bool = True,
+        counter: StackCounting | None = None,
     ) -> None:
         self.session = session
+        self.counter = counter
         self.referee = Referee(session, read_bets=read_bets)
         self.detector = detector
         seat_numbers = [seat.number for seat in calibration.layout.seats]
@@ -128,10 +140,18 @@ class TablePipeline:
             self.detector_calls += 1
             self.zones_detected += len(changed)
             for crop, found in zip(changed, detections, strict=True):
-                self._take(crop, found)
+                self._take(crop, self._counted(frame.image, crop, found))
         read = TableRead(frame.index, frame.timestamp_s, dict(self.reads), frozenset(self.occluded))
         changes = self.stable.update(read)
         return self.referee.on_changes(changes, self.stable.stable)
+
+    def _counted(self, image: NDArray[np.uint8], crop: ZoneCrop, found: dict[str, Any]) -> dict[str, Any]:
+        """The detections with the zone's chip stacks found and counted from their side in
+        the frame, where a stack counter is given (the zone crop alone cannot count a stack
+        seen obliquely)."""
+        if self.counter is None or not self.keys[crop.key].endswith(".bet"):
+            return found
+        return {**found, "chips": self.counter.chips_in_crop(image, crop, found.get("chips") or [])}
 
     def _take(self, crop: ZoneCrop, found: dict[str, Any]) -> None:
         """A zone's detections: what lies in the zone is its reading, unless something
@@ -181,12 +201,18 @@ def replay(
     *,
     hold_s: float = DEFAULT_HOLD_S,
     progress: Callable[[int], None] | None = None,
+    counter: StackCounting | None = None,
 ) -> ReplayReport:
     """Run a recorded session through the pipeline; keeps everything read so far if the
     video stops early (``report.stopped`` says why)."""
     session = Session.new(sidecar.rules, sidecar.stakes, sidecar.players, sidecar.dealer)
     pipeline = TablePipeline(
-        session, calibration, detector, hold_s=hold_s, read_bets=sidecar.bets_from_camera
+        session,
+        calibration,
+        detector,
+        hold_s=hold_s,
+        read_bets=sidecar.bets_from_camera,
+        counter=counter if sidecar.bets_from_camera else None,
     )
     report = ReplayReport(source_fps=float(getattr(source, "fps", 0.0) or 0.0))
     pending = list(sidecar.inputs)

@@ -17,7 +17,10 @@ camera's frame), in the layout and file naming of :mod:`assistant.synth.zones`.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -25,7 +28,7 @@ import numpy.typing as npt
 from assistant.synth.camera import Camera
 from assistant.synth.dataset import deck_faces
 from assistant.synth.effects import sample_light
-from assistant.synth.labels import scene_truth
+from assistant.synth.labels import ObjectTruth, scene_truth
 from assistant.synth.render import render
 from assistant.synth.scene import CHIP_COLOURS, ChipStack, Scene
 from assistant.synth.table import Table, true_calibration
@@ -90,18 +93,28 @@ def random_stacks(table: Table, rng: np.random.Generator) -> list[ChipStack]:
     return stacks
 
 
-def render_chip_hand(job: tuple[Path, int, int, str, int]) -> tuple[str, int, int]:
-    """Render ``shots`` chip stills of hand ``index``; returns (split, crops, labels)."""
-    from assistant.vision.rectify import ZoneRectifier
+@dataclass
+class ChipShot:
+    """One still of a chip hand: the frame as the camera saw it, and what is in it."""
 
-    out, seed, index, split, shots = job
+    image: npt.NDArray[np.uint8]
+    camera: Camera
+    calibration: Any  # the camera's exact Calibration over the table
+    stacks: list[ChipStack]
+    truths: list[ObjectTruth]  # every object's truth in frame pixels
+    deck: str
+    surface: dict[str, Any]
+
+
+def chip_shots(seed: int, index: int, split: str, shots: int) -> Iterator[ChipShot]:
+    """The ``shots`` stills of chip hand ``index`` of ``split``: each with its own oblique
+    camera, light and stacks, on the hand's table, deck and surface."""
     rng = np.random.default_rng([seed, index, 29])
     script = random_script(seed, index, split)
     vr = VideoRenderer(script)  # the hand's table, deck and surface
     faces = deck_faces(vr.record)
     table = vr.table
     deck_cards = table.items()[0]  # the deck lying face down
-    crops = labels = 0
     for shot in range(shots):
         camera = chip_camera(table, script.size, rng)
         light = sample_light(rng, strong=bool(rng.random() < 0.5))
@@ -122,20 +135,37 @@ def render_chip_hand(job: tuple[Path, int, int, str, int]) -> tuple[str, int, in
         rendered = render(scene, faces, np.random.default_rng([seed, index, 31, shot]))
         image = codec_loss(rendered.image, rng)
         truths = scene_truth(scene, rendered, vr.record)
-        calibration = true_calibration(table, camera)
-        rectifier = ZoneRectifier(calibration, mm_per_px=ZONE_MM_PER_PX)
+        yield ChipShot(
+            image,
+            camera,
+            true_calibration(table, camera),
+            stacks,
+            truths,
+            vr.record.id,
+            vr.surface.to_json(),
+        )
+
+
+def render_chip_hand(job: tuple[Path, int, int, str, int]) -> tuple[str, int, int]:
+    """Render ``shots`` chip stills of hand ``index``; returns (split, crops, labels)."""
+    from assistant.vision.rectify import ZoneRectifier
+
+    out, seed, index, split, shots = job
+    crops = labels = 0
+    for number, shot in enumerate(chip_shots(seed, index, split, shots)):
+        rectifier = ZoneRectifier(shot.calibration, mm_per_px=ZONE_MM_PER_PX)
         keys = [k for k in rectifier.zones if zone_kind(k) in CHIP_ZONES]
         n, k = write_zone_crops(
             out / "images" / split,
-            f"s{seed}-{index:05d}_{shot:04d}",
-            rectifier.rectify(image, keys),
-            calibration,
-            truths,
+            f"s{seed}-{index:05d}_{number:04d}",
+            rectifier.rectify(shot.image, keys),
+            shot.calibration,
+            shot.truths,
             {
-                "deck": vr.record.id,
-                "surface": vr.surface.to_json(),
-                "frame": shot,
-                "camera": camera.to_json(),
+                "deck": shot.deck,
+                "surface": shot.surface,
+                "frame": number,
+                "camera": shot.camera.to_json(),
             },
             keep=lambda zone: any(t.labelled and t.kind == "chips" for t in zone),
         )

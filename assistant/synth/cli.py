@@ -56,6 +56,19 @@ def register(subparsers: Any) -> None:
     )
     zn.set_defaults(func=_zones)
 
+    st = sub.add_parser(
+        "stacks",
+        help="write stack views with true counts (the stack counter's data): chip hands from oblique cameras",
+    )
+    st.add_argument("--out", type=Path, required=True, help="output directory: writes stacks_SPLIT.npz")
+    st.add_argument("--split", choices=("train", "val", "test"), required=True, help="deck and surface split")
+    st.add_argument("--hands", type=int, required=True, help="number of chip hands to render")
+    st.add_argument("--seed", type=int, default=0)
+    st.add_argument("--shots", type=int, default=5, help="stills per hand, each with its own camera")
+    st.add_argument("--copies", type=int, default=2, help="views per stack, around moved bases")
+    st.add_argument("--workers", type=int, default=0, help="processes (default: up to 2)")
+    st.set_defaults(func=_stacks)
+
     vid = sub.add_parser("video", help="render a game script into NAME.mp4 and NAME.truth.json")
     vid.add_argument(
         "--script", type=Path, required=True, help="game script JSON (see assistant.synth.script)"
@@ -118,6 +131,12 @@ def _sizes(text: str) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
+def _hands_done(done: int, total: int) -> None:
+    """Progress of a dataset run, every tenth hand, on stderr."""
+    if done == total or done % 10 == 0:
+        print(f"{done}/{total} hands", file=sys.stderr, flush=True)
+
+
 def _zones(args: argparse.Namespace) -> int:
     from assistant.cli import CommandError
     from assistant.synth.dataset import default_workers
@@ -133,10 +152,6 @@ def _zones(args: argparse.Namespace) -> int:
     if not 0 <= args.val < 1 or not 0 <= args.test < 1 or args.val + args.test >= 1:
         raise CommandError("--val and --test must be fractions that leave some training hands")
 
-    def progress(done: int, total: int) -> None:
-        if done == total or done % 10 == 0:
-            print(f"{done}/{total} hands", file=sys.stderr, flush=True)
-
     try:
         summary = write_zone_dataset(
             args.out,
@@ -146,7 +161,7 @@ def _zones(args: argparse.Namespace) -> int:
             val=args.val,
             test=args.test,
             workers=args.workers or default_workers(),
-            progress=progress,
+            progress=_hands_done,
             chip_shots=args.chips,
             sizes=args.sizes or SIZES,
         )
@@ -155,6 +170,34 @@ def _zones(args: argparse.Namespace) -> int:
     except OSError as error:
         raise CommandError(f"cannot write the dataset: {error}") from error
     print(json.dumps(summary["crops"]))
+    return 0
+
+
+def _stacks(args: argparse.Namespace) -> int:
+    from assistant.cli import CommandError
+    from assistant.synth.dataset import default_workers
+    from assistant.synth.decks import DecksMissingError
+    from assistant.synth.stack_views import StackViews, write_stack_views
+
+    if args.hands < 1 or args.shots < 1 or args.copies < 1:
+        raise CommandError("--hands, --shots and --copies must be at least 1")
+
+    try:
+        path = write_stack_views(
+            args.out,
+            args.split,
+            args.hands,
+            args.seed,
+            shots=args.shots,
+            copies=args.copies,
+            workers=args.workers or default_workers(),
+            progress=_hands_done,
+        )
+    except DecksMissingError as error:
+        raise CommandError(str(error)) from error
+    except OSError as error:
+        raise CommandError(f"cannot write the stack views: {error}") from error
+    print(json.dumps({"path": str(path), "views": len(StackViews.load(path))}))
     return 0
 
 
