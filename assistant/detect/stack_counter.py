@@ -29,7 +29,7 @@ from assistant.vision.stack_view import CHIP_THICKNESS_MM, Point, base_from_plan
 from assistant.vision.stacks import CHIP_DIAMETER_MM, camera_model
 
 if TYPE_CHECKING:
-    from assistant.detect.pipeline import CardDetector
+    from assistant.detect.pipeline import CardDetector, ChipStack
 
 #: Counts read less surely than this are not given (the dealer confirms the bet).
 MIN_COUNT_CONFIDENCE = 0.5
@@ -40,6 +40,13 @@ CHIP_ZONE_KINDS = ("bet", "pot")
 def chip_zone(key: str) -> bool:
     """Whether a rectifier's zone key names a zone of chips (a seat's bet, the pot)."""
     return key.rsplit(".", 1)[-1] in CHIP_ZONE_KINDS
+
+
+def chip_items(stacks: Sequence[ChipStack]) -> list[dict[str, Any]]:
+    """Detected stacks in the ``detect --json`` shape (boxes unrounded), with confidence."""
+    return [
+        {"colour": s.colour, "count": s.count, "box": list(s.box), "confidence": s.confidence} for s in stacks
+    ]
 
 
 class StackCounter:
@@ -81,12 +88,15 @@ class StackCounter:
             out[i] = (k if k > 0 and sure >= MIN_COUNT_CONFIDENCE else None, sure)
         return out
 
+    def bases_in_crop(self, crop: ZoneCrop, boxes: Sequence[Sequence[float]]) -> list[Point]:
+        """Where the stacks found at ``boxes`` in a zone crop stand on the table (mm)."""
+        return [base_from_plane_box(b, crop.crop_to_table, self.model, crop.mm_per_px) for b in boxes]
+
     def count_in_crop(
         self, frame: npt.NDArray[np.uint8], crop: ZoneCrop, boxes: Sequence[Sequence[float]]
     ) -> list[tuple[int | None, float]]:
         """Like :meth:`count`, for stacks found at ``boxes`` in ``crop`` (a zone crop of ``frame``)."""
-        bases = [base_from_plane_box(b, crop.crop_to_table, self.model, crop.mm_per_px) for b in boxes]
-        return self.count(frame, bases)
+        return self.count(frame, self.bases_in_crop(crop, boxes))
 
     def chips_in_crop(
         self, frame: npt.NDArray[np.uint8], crop: ZoneCrop, found: Sequence[dict[str, Any]]
@@ -97,13 +107,8 @@ class StackCounter:
         In a bet or pot zone the counter's own stage 1 finds the stacks (when it has one);
         elsewhere, and without one, the stacks ``found`` are counted where they lie."""
         if self.finder is not None and chip_zone(crop.key):
-            found = [
-                {"colour": s.colour, "count": s.count, "box": list(s.box), "confidence": s.confidence}
-                for s in self.finder.detect(crop.image).chips
-            ]
-        bases = [
-            base_from_plane_box(item["box"], crop.crop_to_table, self.model, crop.mm_per_px) for item in found
-        ]
+            found = chip_items(self.finder.detect(crop.image).chips)
+        bases = self.bases_in_crop(crop, [item["box"] for item in found])
         counts = self.count(frame, bases)
         return [
             {**item, "count": count, "base_mm": list(base)}

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from assistant.detect.pipeline import Card, CardDetector, ChipStack, Detection
-from assistant.detect.stack_counter import StackCounter
+from assistant.detect.stack_counter import StackCounter, chip_items
 from assistant.vision.calibration import Calibration
 from assistant.vision.rectify import ZoneCrop, ZoneRectifier
 
@@ -47,11 +47,7 @@ class TableFrameDetector:
                 continue
             # found (in bet and pot zones by the counter's stage 1) and counted from the side:
             # a counted stack's box is the stack itself, seen where it stands
-            chips = [
-                {"colour": s.colour, "count": s.count, "box": list(s.box), "confidence": s.confidence}
-                for s in found.chips
-            ]
-            for item in self.counter.chips_in_crop(image, crop, chips):
+            for item in self.counter.chips_in_crop(image, crop, chip_items(found.chips)):
                 count, base = item["count"], tuple(item["base_mm"])
                 box = (
                     self._clip(self.counter.image_box(base, count), (w, h))
