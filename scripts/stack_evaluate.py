@@ -9,14 +9,19 @@ in four ways:
 * ``counter_true_base``: the stack counter on a view cut around the true base;
 * ``counter_plane_box``: the same, the base placed from the stack's exact box on the
   table plane (the box a perfect stage 1 would give in a zone crop);
-* ``pipeline``: as the camera pipeline reads a frame: the bet and pot zones warped to
-  1 mm/px crops, stage 1 on each (``chip_detector.onnx`` where the model folder has
-  it), every chip box placed on the table and counted by the stack counter; a stack
-  counts as found when a box of its colour overlaps its true box in a zone crop (the
-  table-plane box of its rims, cut to the crop) by IoU 0.5, as the zone metrics match
-  boxes (:mod:`assistant.detect.evaluate`);
+* ``finder`` (where the model folder has ``stack_finder.onnx``): as the camera pipeline
+  reads a frame: each bet and pot zone cut out of the frame, the stack finder's boxes
+  placed on the table, kept for the zone they stand in and counted by the stack
+  counter; a stack counts as found when a found stack of its colour overlaps its true
+  box in the frame by IoU 0.5;
+* ``pipeline``: for comparison, stacks found in the zone crops instead: the bet and pot
+  zones warped to 1 mm/px crops, stage 1 on each (``--stage1``, the zone detector by
+  default), every chip box placed on the table and counted by the stack counter; a
+  stack counts as found when a box of its colour overlaps its true box in a zone crop
+  (the table-plane box of its rims, cut to the crop) by IoU 0.5, as the zone metrics
+  match boxes (:mod:`assistant.detect.evaluate`);
 * ``chip_reader``: the same boxes' counts from the zone crop alone (the earlier chip
-  reader, ``chip_reader.onnx``), for comparison.
+  reader, ``chip_reader.onnx``).
 
 A stack's side is visible when one chip more adds at least 1.5 px to its image; for the
 others a count is a guess and the right answer is "unknown".
@@ -38,24 +43,27 @@ from typing import Any
 
 import numpy as np
 
-from assistant.detect.backends import box_iou
+from assistant.detect.backends import OnnxDetector, box_iou
 from assistant.detect.pipeline import (
-    CHIP_DETECTOR_ONNX,
     DETECTOR_ONNX,
     MODELS_DIR,
     STACK_COUNTER,
+    STACK_FINDER_ONNX,
     CardDetector,
 )
 from assistant.detect.readers import OnnxReader
 from assistant.detect.stack_counter import StackCounter
+from assistant.detect.stack_finder import FINDER_CONF, FINDER_IOU, StackFinder
 from assistant.synth.chip_zones import CHIP_ZONES, chip_shots
 from assistant.synth.stack_views import stack_base_mm, stack_table_box, well_seen_stacks
 from assistant.synth.zones import zone_kind
 from assistant.vision.calibration import apply_homography
 from assistant.vision.rectify import ZoneCrop, ZoneRectifier
 from assistant.vision.stack_view import READABLE_SIDE_PX, base_from_plane_box, side_px
+from assistant.vision.zone_frames import FRAME_CROP_PX
 
 MATCH_IOU = 0.5
+FALSE_IOU = 0.3
 Box = tuple[float, float, float, float]
 
 
@@ -82,6 +90,9 @@ class Tally:
     from_above_found: int = 0
     from_above_unknown: int = 0
     errors: Counter[int] = field(default_factory=Counter)
+    extra: int = 0  # stacks reported that match no judged stack (false finds, or stacks not judged)
+    false: int = 0  # ... of those, reports that lie on no stack at all (IoU under 0.3 with every stack)
+    twice: int = 0  # reports on a stack that another report lies on better (one stack found twice)
 
     def add(self, side: bool, found: bool, count: int | None, target: int) -> None:
         if not side:
@@ -111,6 +122,9 @@ class Tally:
             "from_above_found": round(self.from_above_found / max(self.from_above, 1), 4),
             "from_above_reported_unknown": round(self.from_above_unknown / max(self.from_above_found, 1), 4),
             "count_error_histogram": {str(k): v for k, v in sorted(self.errors.items())},
+            "unmatched_reports": self.extra,
+            "reports_on_no_stack": self.false,
+            "second_reports_on_one_stack": self.twice,
         }
 
 
@@ -129,17 +143,25 @@ def main() -> int:
     parser.add_argument("--split", default="test", choices=("train", "val", "test"))
     parser.add_argument("--shots", type=int, default=5)
     parser.add_argument("--models", type=Path, default=MODELS_DIR)
+    parser.add_argument(
+        "--stage1",
+        default=DETECTOR_ONNX,
+        help="the stage-1 file of MODELS for the pipeline mode's zone crops",
+    )
     parser.add_argument("--counter", type=Path, help="stack counter (default: MODELS/stack_counter.onnx)")
     parser.add_argument("--no-pipeline", action="store_true", help="the counter on true bases only")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
 
     reader = OnnxReader(args.counter or args.models / STACK_COUNTER)
-    # the counter's own stage 1 where shipped (it finds stacks seen from the side), else the zone detector's
-    stage1 = CHIP_DETECTOR_ONNX if (args.models / CHIP_DETECTOR_ONNX).is_file() else DETECTOR_ONNX
+    stage1 = args.stage1
     detector = None if args.no_pipeline else CardDetector.for_zones(args.models, stage1=stage1)
-    true_base, plane, pipeline, chip_reader = Tally(), Tally(), Tally(), Tally()
+    finder_net = None
+    if not args.no_pipeline and (args.models / STACK_FINDER_ONNX).is_file():
+        finder_net = OnnxDetector(args.models / STACK_FINDER_ONNX, FRAME_CROP_PX, FINDER_CONF, FINDER_IOU)
+    true_base, plane, pipeline, chip_reader, finder = Tally(), Tally(), Tally(), Tally(), Tally()
     by_side: dict[str, Tally] = {}
+    finder_by_side: dict[str, Tally] = {}
     started = time.perf_counter()
     shots = 0
     for hand in range(args.hands):
@@ -164,6 +186,48 @@ def main() -> int:
                 continue
             rectifier = ZoneRectifier(shot.calibration)
             keys = [k for k in rectifier.zones if zone_kind(k) in CHIP_ZONES]
+            if finder_net is not None:
+                counter.stack_finder = StackFinder(finder_net, shot.calibration, counter.model)
+                items = [
+                    i
+                    for c in rectifier.rectify(shot.image, keys)
+                    for i in counter.chips_in_crop(shot.image, c, [])
+                ]
+                counter.stack_finder = None
+                truth_boxes = {
+                    id(s): t.box
+                    for s, t in zip(shot.stacks, [t for t in shot.truths if t.kind == "chips"], strict=True)
+                }
+                used: set[int] = set()
+                for stack, _, side in judged:
+                    best, best_iou = None, MATCH_IOU
+                    for i, item in enumerate(items):
+                        iou = box_iou(item["frame_box"], truth_boxes[id(stack)])
+                        if i not in used and item["colour"] == stack.colour and iou >= best_iou:
+                            best, best_iou = i, iou
+                    if best is not None:
+                        used.add(best)
+                    count = items[best]["count"] if best is not None else None
+                    visible = side >= READABLE_SIDE_PX
+                    finder.add(visible, best is not None, count, stack.count)
+                    finder_by_side.setdefault(side_bin(side), Tally()).add(
+                        visible, best is not None, count, stack.count
+                    )
+                finder.extra += len(items) - len(used)
+                finder.false += sum(
+                    all(b is None or box_iou(item["frame_box"], b) < FALSE_IOU for b in truth_boxes.values())
+                    for i, item in enumerate(items)
+                    if i not in used
+                )
+                on_stack: Counter[int] = Counter()  # reports by the stack they lie on best
+                for item in items:
+                    iou, stack_id = max(
+                        ((box_iou(item["frame_box"], b), k) for k, b in truth_boxes.items() if b is not None),
+                        default=(0.0, 0),
+                    )
+                    if iou >= FALSE_IOU:
+                        on_stack[stack_id] += 1
+                finder.twice += sum(n - 1 for n in on_stack.values())
             # (colour, zone key, box in the zone's crop, counter's count, chip reader's count)
             found: list[tuple[str, str, Box, int | None, int | None]] = []
             crops = rectifier.rectify(shot.image, keys)
@@ -200,6 +264,9 @@ def main() -> int:
     }
     if detector is not None:
         result["stage1"] = stage1
+    if finder_net is not None:
+        result["finder"] = finder.to_json()
+        result["finder_by_side_px"] = {k: finder_by_side[k].to_json() for k in sorted(finder_by_side)}
     if detector is not None:
         result["pipeline"] = pipeline.to_json()
         result["pipeline_by_side_px"] = {k: by_side[k].to_json() for k in sorted(by_side)}

@@ -63,7 +63,9 @@ def register(subparsers: Any) -> None:
     ex.add_argument("--chips", type=Path, help="chip reader checkpoint (best.pt)")
     ex.add_argument("--stacks", type=Path, help="stack counter checkpoint (best.pt)")
     ex.add_argument(
-        "--chip-detector", type=Path, help="stage-1 weights fine-tuned on chip zones (best.pt): the counter's"
+        "--stack-finder",
+        type=Path,
+        help="stage-1 weights fine-tuned on zones cut from the frame (best.pt): finds stacks to count",
     )
     ex.add_argument("--out", type=Path, default=None, help="model folder (default: models/)")
     for p in sub.choices.values():
@@ -181,22 +183,30 @@ def _export(args: argparse.Namespace) -> None:
 
     from assistant.cli import CommandError
     from assistant.detect.pipeline import (
-        CHIP_DETECTOR_ONNX,
         CHIP_READER,
         DETECTOR_ONNX,
         DETECTOR_PT,
         INDEX_READER,
         MODELS_DIR,
         STACK_COUNTER,
+        STACK_FINDER_ONNX,
         STRIP_READER,
     )
 
     out = args.out or MODELS_DIR
-    if not (args.detector or args.reader or args.strips or args.chips or args.stacks or args.chip_detector):
+    given_files = (
+        args.detector,
+        args.reader,
+        args.strips,
+        args.chips,
+        args.stacks,
+        args.stack_finder,
+    )
+    if not any(given_files):
         raise CommandError(
-            "name at least one of --detector, --reader, --strips, --chips, --stacks, --chip-detector"
+            "name at least one of --detector, --reader, --strips, --chips, --stacks, --stack-finder"
         )
-    for given in (args.detector, args.reader, args.strips, args.chips, args.stacks, args.chip_detector):
+    for given in given_files:
         if given is not None and not given.is_file():
             raise CommandError(f"{given}: no such file")
     if args.detector:
@@ -207,10 +217,10 @@ def _export(args: argparse.Namespace) -> None:
         from ultralytics.utils.torch_utils import strip_optimizer
 
         strip_optimizer(str(out / DETECTOR_PT))  # weights only: a few hundred kB
-    if args.chip_detector:
+    if args.stack_finder:
         from assistant.detect.train_detector import export_detector
 
-        print(export_detector(args.chip_detector, out / CHIP_DETECTOR_ONNX))
+        print(export_detector(args.stack_finder, out / STACK_FINDER_ONNX))
     if args.reader or args.strips or args.chips or args.stacks:
         from assistant.detect.train_reader import export_reader
 

@@ -29,9 +29,9 @@ DETECTOR_PT = "detector.pt"
 INDEX_READER = "index_reader.onnx"
 CHIP_READER = "chip_reader.onnx"
 STACK_COUNTER = "stack_counter.onnx"  # chips in a stack from its side view (a calibrated camera)
-#: Stage 1 fine-tuned on chip zones seen by oblique cameras too: finds the chip stacks in
-#: bet and pot zones for the stack counter (card zones keep ``detector.onnx``).
-CHIP_DETECTOR_ONNX = "chip_detector.onnx"
+#: Stage 1 fine-tuned on bet and pot zones cut from the camera's frame: the stack counter's
+#: finder when a calibration is known (:mod:`assistant.detect.stack_finder`).
+STACK_FINDER_ONNX = "stack_finder.onnx"
 STRIP_READER = "strip_reader.onnx"  # optional: rank and suit from upright card strips
 BACKENDS = ("onnx", "ultralytics")
 ZONE_IMGSZ = 320  # stage-1 input for the camera pipeline's 1 mm/px zone crops

@@ -2,10 +2,10 @@
 
 A zone crop shows the table plane, where a stack seen obliquely is smeared away from the
 camera and often runs out of the crop: the crop alone cannot count it. Here a stack found
-in a bet or pot zone crop (by ``chip_detector.onnx``, stage 1 fine-tuned on such zones, or
-by whatever boxes the caller has) is placed on the table
-(:func:`~assistant.vision.stack_view.base_from_plane_box`), its side is cut out of the
-camera's frame as one fixed upright view (:func:`~assistant.vision.stack_view.stack_view`)
+in a bet or pot zone by the stack finder (:mod:`assistant.detect.stack_finder`, in the
+camera's own frame, where the stack stands upright) or at a box of a zone crop (placed
+on the table by :func:`~assistant.vision.stack_view.base_from_plane_box`) has its side
+cut out of the camera's frame as one fixed upright view (:func:`~assistant.vision.stack_view.stack_view`)
 and the counter network (``stack_counter.onnx``, the ``count`` head of
 :class:`~assistant.detect.reader_model.CropReader`) reads how many chips stand there.
 A stack the camera sees too steeply from above for one chip to show, and a reading less
@@ -20,16 +20,18 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
+from numpy.typing import ArrayLike
 
 from assistant.detect.readers import OnnxReader
-from assistant.vision.calibration import Calibration
+from assistant.vision.calibration import Calibration, apply_homography
 from assistant.vision.lens import distort_points
 from assistant.vision.rectify import ZoneCrop
 from assistant.vision.stack_view import CHIP_THICKNESS_MM, Point, base_from_plane_box, readable, stack_view
 from assistant.vision.stacks import CHIP_DIAMETER_MM, camera_model
 
 if TYPE_CHECKING:
-    from assistant.detect.pipeline import CardDetector, ChipStack
+    from assistant.detect.pipeline import ChipStack
+    from assistant.detect.stack_finder import StackFinder
 
 #: Counts read less surely than this are not given (the dealer confirms the bet).
 MIN_COUNT_CONFIDENCE = 0.5
@@ -50,23 +52,20 @@ def chip_items(stacks: Sequence[ChipStack]) -> list[dict[str, Any]]:
 
 
 class StackCounter:
-    """The stack counter of one calibrated camera, with the stage 1 that finds its stacks."""
+    """The stack counter of one calibrated camera, with the stack finder that finds its
+    stacks in bet and pot zones (``stack_finder``, set when one is shipped)."""
 
-    def __init__(
-        self, reader: OnnxReader, calibration: Calibration, finder: CardDetector | None = None
-    ) -> None:
+    def __init__(self, reader: OnnxReader, calibration: Calibration) -> None:
         if "count" not in reader.heads:
             raise ValueError("the stack counter's network has no 'count' output")
         self.reader = reader
         self.calibration = calibration
         self.model = camera_model(calibration)
-        self.finder = finder
+        self.stack_finder: StackFinder | None = None
 
     @classmethod
-    def from_file(
-        cls, path: Path, calibration: Calibration, threads: int = 0, finder: CardDetector | None = None
-    ) -> StackCounter:
-        return cls(OnnxReader(path, threads), calibration, finder)
+    def from_file(cls, path: Path, calibration: Calibration, threads: int = 0) -> StackCounter:
+        return cls(OnnxReader(path, threads), calibration)
 
     def count(self, frame: npt.NDArray[np.uint8], bases: Sequence[Point]) -> list[tuple[int | None, float]]:
         """(count or ``None``, confidence) of the stacks standing at ``bases`` (table mm)."""
@@ -104,16 +103,61 @@ class StackCounter:
         """A zone's chip stacks in the ``detect --json`` shape, each counted from its side
         and with where it stands (``base_mm``, table millimetres).
 
-        In a bet or pot zone the counter's own stage 1 finds the stacks (when it has one);
-        elsewhere, and without one, the stacks ``found`` are counted where they lie."""
-        if self.finder is not None and chip_zone(crop.key):
-            found = chip_items(self.finder.detect(crop.image).chips)
+        In a bet or pot zone the stack finder finds the stacks in the frame (``frame_box``
+        is then a stack's box in the frame, ``box`` what it covers of the crop, ``foot``
+        where it stands in the crop, which decides the zone it belongs to); elsewhere, and
+        without a finder, the stacks ``found`` in the crop are counted where they lie."""
+        if self.stack_finder is not None and chip_zone(crop.key):
+            stacks = self.stack_finder.find(frame, crop.key)
+            counts = self.count(frame, [s.base for s in stacks])
+            return [
+                {
+                    "colour": s.colour,
+                    "count": count,
+                    "box": list(self.plane_box(crop, s.box, s.base)),
+                    "foot": [float(v) for v in self.to_crop(crop, [s.base])[0]],
+                    "confidence": s.confidence,
+                    "base_mm": list(s.base),
+                    "frame_box": list(s.box),
+                }
+                for s, (count, _) in zip(stacks, counts, strict=True)
+            ]
         bases = self.bases_in_crop(crop, [item["box"] for item in found])
         counts = self.count(frame, bases)
         return [
             {**item, "count": count, "base_mm": list(base)}
             for item, base, (count, _) in zip(found, bases, counts, strict=True)
         ]
+
+    @staticmethod
+    def to_crop(crop: ZoneCrop, points_mm: ArrayLike) -> npt.NDArray[np.float64]:
+        """Table points (mm) in a zone crop's pixels."""
+        return apply_homography(np.asarray(np.linalg.inv(crop.crop_to_table), np.float64), points_mm)
+
+    def plane_box(
+        self, crop: ZoneCrop, frame_box: Sequence[float], base: Point
+    ) -> tuple[float, float, float, float]:
+        """What a stack seen at ``frame_box`` (frame pixels) covers of a zone crop (the
+        table plane, where its side is smeared away from the camera), with its foot at
+        ``base`` (table mm); cut to the crop."""
+        x1, y1, x2, y2 = (float(v) for v in frame_box[:4])
+        xs, ys = np.linspace(x1, x2, 5), np.linspace(y1, y2, 5)
+        outline = np.vstack(
+            [np.column_stack([xs, np.full(5, y)]) for y in (y1, y2)]
+            + [np.column_stack([np.full(5, x), ys]) for x in (x1, x2)]
+        )
+        radius = CHIP_DIAMETER_MM / 2.0
+        angles = np.linspace(0.0, 2.0 * np.pi, 16, endpoint=False)
+        rim = np.column_stack([base[0] + radius * np.cos(angles), base[1] + radius * np.sin(angles)])
+        pixels = np.vstack([self.to_crop(crop, self.calibration.to_table(outline)), self.to_crop(crop, rim)])
+        height, width = crop.image.shape[:2]
+        (left, top), (right, bottom) = pixels.min(axis=0), pixels.max(axis=0)
+        return (
+            float(np.clip(left, 0, width)),
+            float(np.clip(top, 0, height)),
+            float(np.clip(right, 0, width)),
+            float(np.clip(bottom, 0, height)),
+        )
 
     def image_box(self, base: Point, count: int) -> tuple[float, float, float, float]:
         """The box in the frame (pixels as seen) of ``count`` chips standing at ``base``."""
@@ -132,14 +176,17 @@ class StackCounter:
 
 
 def load_stack_counter(models: Path, calibration: Calibration) -> StackCounter | None:
-    """The stack counter of ``models`` for this camera (with ``chip_detector.onnx`` to find
-    the stacks, where shipped), or ``None`` when no counter is shipped there."""
-    from assistant.detect.pipeline import CHIP_DETECTOR_ONNX, STACK_COUNTER, CardDetector
+    """The stack counter of ``models`` for this camera, with ``stack_finder.onnx`` to find
+    the stacks in the frame where shipped; ``None`` when no counter is shipped there."""
+    from assistant.detect.pipeline import STACK_COUNTER, STACK_FINDER_ONNX
+    from assistant.detect.stack_finder import StackFinder
 
     path = models / STACK_COUNTER
     if not path.is_file():
         return None
-    finder = None
-    if (models / CHIP_DETECTOR_ONNX).is_file():
-        finder = CardDetector.for_zones(models, stage1=CHIP_DETECTOR_ONNX)
-    return StackCounter.from_file(path, calibration, finder=finder)
+    counter = StackCounter.from_file(path, calibration)
+    if (models / STACK_FINDER_ONNX).is_file():
+        counter.stack_finder = StackFinder.from_file(
+            models / STACK_FINDER_ONNX, calibration, model=counter.model
+        )
+    return counter

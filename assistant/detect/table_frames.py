@@ -45,15 +45,17 @@ class TableFrameDetector:
             if self.counter is None:
                 out.chips += [ChipStack(s.colour, s.count, back(s.box), s.confidence) for s in found.chips]
                 continue
-            # found (in bet and pot zones by the counter's stage 1) and counted from the side:
-            # a counted stack's box is the stack itself, seen where it stands
+            # found (in bet and pot zones by the stack finder in the frame, or else the counter's
+            # stage 1 in the crop) and counted from the side; a stack's box is the stack itself
+            # in the frame: as the finder saw it, or else as its base and count project
             for item in self.counter.chips_in_crop(image, crop, chip_items(found.chips)):
                 count, base = item["count"], tuple(item["base_mm"])
-                box = (
-                    self._clip(self.counter.image_box(base, count), (w, h))
-                    if count
-                    else back(tuple(item["box"]))
-                )
+                if "frame_box" in item:  # found in the frame itself (the stack finder)
+                    box = self._clip(tuple(item["frame_box"]), (w, h))
+                elif count:
+                    box = self._clip(self.counter.image_box(base, count), (w, h))
+                else:
+                    box = back(tuple(item["box"]))
                 out.chips.append(ChipStack(item["colour"], count, box, float(item["confidence"])))
         return out
 

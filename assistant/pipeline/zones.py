@@ -63,8 +63,9 @@ def detected_boxes(detections: Mapping[str, Any]) -> list[list[float]]:
 
 
 def within(detections: Mapping[str, Any], inner: Sequence[float]) -> dict[str, Any]:
-    """The detections that belong to a zone: those whose box centre lies inside ``inner``
-    (x1, y1, x2, y2), the zone itself within a crop that takes in a margin around it.
+    """The detections that belong to a zone: those whose box centre (or ``foot``, where a
+    chip stack stands) lies inside ``inner`` (x1, y1, x2, y2), the zone itself within a
+    crop that takes in a margin around it.
     A card lying across the zone's edge is seen whole and counts where most of it lies.
 
     >>> queen = {"card": "Qc", "box": [12, 30, 75, 118]}  # its left edge past the zone's
@@ -81,10 +82,16 @@ def within(detections: Mapping[str, Any], inner: Sequence[float]) -> dict[str, A
 
 
 def _centre_inside(item: Any, x1: float, y1: float, x2: float, y2: float) -> bool:
+    """Whether an item lies in the zone: where it stands (``foot``, a chip stack placed on
+    the table) or else its box's centre."""
     box = item.get("box") if isinstance(item, Mapping) else None
     if not isinstance(box, list | tuple) or len(box) < 4:
         return False
-    cx, cy = (float(box[0]) + float(box[2])) / 2.0, (float(box[1]) + float(box[3])) / 2.0
+    foot = item.get("foot")
+    if isinstance(foot, list | tuple) and len(foot) >= 2:
+        cx, cy = float(foot[0]), float(foot[1])
+    else:
+        cx, cy = (float(box[0]) + float(box[2])) / 2.0, (float(box[1]) + float(box[3])) / 2.0
     return x1 <= cx < x2 and y1 <= cy < y2
 
 

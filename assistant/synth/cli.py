@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +71,18 @@ def register(subparsers: Any) -> None:
     st.add_argument("--workers", type=int, default=0, help="processes (default: up to 2)")
     st.set_defaults(func=_stacks)
 
+    sf = sub.add_parser(
+        "stack-frames",
+        help="write a YOLO dataset of bet and pot zones cut from the frame (the stack finder's data)",
+    )
+    sf.add_argument("--out", type=Path, required=True, help="output directory (keep it out of the repo)")
+    sf.add_argument("--hands", type=int, required=True, help="number of chip hands to render")
+    sf.add_argument("--seed", type=int, default=0)
+    sf.add_argument("--shots", type=int, default=5, help="stills per hand, each with its own camera")
+    sf.add_argument("--val", type=float, default=0.06, help="fraction of hands for val (validation decks)")
+    sf.add_argument("--workers", type=int, default=0, help="processes (default: up to 2)")
+    sf.set_defaults(func=_stack_frames)
+
     vid = sub.add_parser("video", help="render a game script into NAME.mp4 and NAME.truth.json")
     vid.add_argument(
         "--script", type=Path, required=True, help="game script JSON (see assistant.synth.script)"
@@ -84,7 +98,6 @@ def register(subparsers: Any) -> None:
 def _dataset(args: argparse.Namespace) -> int:
     from assistant.cli import CommandError
     from assistant.synth.dataset import default_workers, write_dataset
-    from assistant.synth.decks import DecksMissingError
 
     if args.images < 1:
         raise CommandError("--images must be at least 1")
@@ -100,7 +113,7 @@ def _dataset(args: argparse.Namespace) -> int:
                 flush=True,
             )
 
-    try:
+    with _writing("the dataset"):
         args.out.mkdir(parents=True, exist_ok=True)
         summary = write_dataset(
             args.out,
@@ -112,10 +125,6 @@ def _dataset(args: argparse.Namespace) -> int:
             crops=not args.no_crops,
             progress=progress,
         )
-    except DecksMissingError as error:
-        raise CommandError(str(error)) from error
-    except OSError as error:
-        raise CommandError(f"cannot write the dataset: {error}") from error
     print(f"wrote {summary['images']} images, {summary['labels']} labels to {args.out}")
     return 0
 
@@ -131,6 +140,20 @@ def _sizes(text: str) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
+@contextmanager
+def _writing(what: str) -> Iterator[None]:
+    """Turns missing decks and a write that fails into the command's clear error."""
+    from assistant.cli import CommandError
+    from assistant.synth.decks import DecksMissingError
+
+    try:
+        yield
+    except DecksMissingError as error:
+        raise CommandError(str(error)) from error
+    except OSError as error:
+        raise CommandError(f"cannot write {what}: {error}") from error
+
+
 def _hands_done(done: int, total: int) -> None:
     """Progress of a dataset run, every tenth hand, on stderr."""
     if done == total or done % 10 == 0:
@@ -140,7 +163,6 @@ def _hands_done(done: int, total: int) -> None:
 def _zones(args: argparse.Namespace) -> int:
     from assistant.cli import CommandError
     from assistant.synth.dataset import default_workers
-    from assistant.synth.decks import DecksMissingError
     from assistant.synth.zones import SIZES, write_zone_dataset
 
     if args.hands < 1:
@@ -152,7 +174,7 @@ def _zones(args: argparse.Namespace) -> int:
     if not 0 <= args.val < 1 or not 0 <= args.test < 1 or args.val + args.test >= 1:
         raise CommandError("--val and --test must be fractions that leave some training hands")
 
-    try:
+    with _writing("the dataset"):
         summary = write_zone_dataset(
             args.out,
             args.hands,
@@ -165,10 +187,6 @@ def _zones(args: argparse.Namespace) -> int:
             chip_shots=args.chips,
             sizes=args.sizes or SIZES,
         )
-    except DecksMissingError as error:
-        raise CommandError(str(error)) from error
-    except OSError as error:
-        raise CommandError(f"cannot write the dataset: {error}") from error
     print(json.dumps(summary["crops"]))
     return 0
 
@@ -176,13 +194,12 @@ def _zones(args: argparse.Namespace) -> int:
 def _stacks(args: argparse.Namespace) -> int:
     from assistant.cli import CommandError
     from assistant.synth.dataset import default_workers
-    from assistant.synth.decks import DecksMissingError
     from assistant.synth.stack_views import StackViews, write_stack_views
 
     if args.hands < 1 or args.shots < 1 or args.copies < 1:
         raise CommandError("--hands, --shots and --copies must be at least 1")
 
-    try:
+    with _writing("the stack views"):
         path = write_stack_views(
             args.out,
             args.split,
@@ -193,11 +210,30 @@ def _stacks(args: argparse.Namespace) -> int:
             workers=args.workers or default_workers(),
             progress=_hands_done,
         )
-    except DecksMissingError as error:
-        raise CommandError(str(error)) from error
-    except OSError as error:
-        raise CommandError(f"cannot write the stack views: {error}") from error
     print(json.dumps({"path": str(path), "views": len(StackViews.load(path))}))
+    return 0
+
+
+def _stack_frames(args: argparse.Namespace) -> int:
+    from assistant.cli import CommandError
+    from assistant.synth.dataset import default_workers
+    from assistant.synth.stack_frames import write_stack_frame_dataset
+
+    if args.hands < 1 or args.shots < 1:
+        raise CommandError("--hands and --shots must be at least 1")
+    if not 0 <= args.val < 1:
+        raise CommandError("--val must be a fraction below 1")
+    with _writing("the dataset"):
+        summary = write_stack_frame_dataset(
+            args.out,
+            args.hands,
+            args.seed,
+            shots=args.shots,
+            val=args.val,
+            workers=args.workers or default_workers(),
+            progress=_hands_done,
+        )
+    print(json.dumps(summary["crops"]))
     return 0
 
 

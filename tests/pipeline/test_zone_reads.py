@@ -1,7 +1,7 @@
 """A zone's detections (the ``detect --json`` contract) become one reading of the zone."""
 
 from assistant.engine import parse_card
-from assistant.pipeline.zones import read_zone
+from assistant.pipeline.zones import read_zone, within
 
 
 def _cards(*names: str) -> list:
@@ -42,3 +42,19 @@ def test_unsure_cards_are_kept_aside_and_unknown_names_left_out_of_a_zone_readin
     assert read_zone(faint) == read_zone(
         {"cards": [{"card": "Qh", "box": [0, 0, 63, 88], "confidence": 0.3}]}
     )
+
+
+def test_a_chip_stack_belongs_to_the_zone_it_stands_in_not_where_its_smear_reaches() -> None:
+    # seen from the side, a stack covers a long stretch of the table plane beyond its foot
+    inner = (20.0, 20.0, 160.0, 120.0)
+    # box centres: red's (120, 180) lies outside the zone, blue's (120, 50) inside; their feet the other way
+    standing_in = {"colour": "red", "count": 5, "box": [100.0, 60.0, 140.0, 300.0], "foot": [120.0, 80.0]}
+    behind = {
+        "colour": "blue",
+        "count": 3,
+        "box": [100.0, -100.0, 140.0, 200.0],
+        "foot": [120.0, -80.0],
+    }
+    plain = {"colour": "green", "count": 2, "box": [30.0, 30.0, 70.0, 70.0]}  # no foot: its box's centre
+    kept = within({"chips": [standing_in, behind, plain]}, inner)["chips"]
+    assert [c["colour"] for c in kept] == ["red", "green"]

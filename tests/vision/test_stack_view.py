@@ -74,17 +74,23 @@ def test_the_view_samples_the_stacks_near_side_from_below_the_table_to_above_the
     assert float(middle[0] @ toward) > 0
 
 
+def rims(base: tuple[float, float], chips: int) -> np.ndarray:
+    """The bottom and top rims (world cm) of ``chips`` chips standing at ``base`` (table mm)."""
+    angles = np.linspace(0.0, 2.0 * math.pi, 90, endpoint=False)
+    radius = CHIP_DIAMETER_MM / 2.0
+    return np.array(
+        [
+            world((base[0] + radius * math.cos(a), base[1] + radius * math.sin(a)), h)
+            for a in angles
+            for h in (0.0, chips * CHIP_THICKNESS_MM)
+        ]
+    )
+
+
 def plane_box(camera: Camera, base: tuple[float, float], chips: int) -> tuple[float, float, float, float]:
     """The box a stack fills on the table plane (a zone crop at 1 mm/px, origin at the table's)."""
     calibration = calibration_of(camera)
-    angles = np.linspace(0.0, 2.0 * math.pi, 90, endpoint=False)
-    radius = CHIP_DIAMETER_MM / 2.0
-    rims = [
-        world((base[0] + radius * math.cos(a), base[1] + radius * math.sin(a)), h)
-        for a in angles
-        for h in (0.0, chips * CHIP_THICKNESS_MM)
-    ]
-    image = camera.project_ideal(np.array(rims))  # distortion-free pixels
+    image = camera.project_ideal(rims(base, chips))  # distortion-free pixels
     table = apply_homography(calibration.image_to_table, image)
     (x1, y1), (x2, y2) = table.min(axis=0), table.max(axis=0)
     return float(x1), float(y1), float(x2), float(y2)
