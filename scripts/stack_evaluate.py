@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import math
 import sys
 import time
 from collections import Counter
@@ -162,6 +163,7 @@ def main() -> int:
     true_base, plane, pipeline, chip_reader, finder = Tally(), Tally(), Tally(), Tally(), Tally()
     by_side: dict[str, Tally] = {}
     finder_by_side: dict[str, Tally] = {}
+    base_errors: list[float] = []  # mm from each found stack's placed base to its true one
     started = time.perf_counter()
     shots = 0
     for hand in range(args.hands):
@@ -207,6 +209,7 @@ def main() -> int:
                             best, best_iou = i, iou
                     if best is not None:
                         used.add(best)
+                        base_errors.append(math.dist(items[best]["base_mm"], stack_base_mm(stack)))
                     count = items[best]["count"] if best is not None else None
                     visible = side >= READABLE_SIDE_PX
                     finder.add(visible, best is not None, count, stack.count)
@@ -266,6 +269,11 @@ def main() -> int:
         result["stage1"] = stage1
     if finder_net is not None:
         result["finder"] = finder.to_json()
+        result["finder"]["base_error_mm"] = {
+            "median": round(float(np.median(base_errors)), 2) if base_errors else None,
+            "p90": round(float(np.percentile(base_errors, 90)), 2) if base_errors else None,
+            "stacks": len(base_errors),
+        }
         result["finder_by_side_px"] = {k: finder_by_side[k].to_json() for k in sorted(finder_by_side)}
     if detector is not None:
         result["pipeline"] = pipeline.to_json()
