@@ -27,7 +27,7 @@ from assistant.vision.calibration import Calibration, apply_homography
 from assistant.vision.lens import distort_points
 from assistant.vision.rectify import ZoneCrop
 from assistant.vision.stack_view import CHIP_THICKNESS_MM, Point, base_from_plane_box, readable, stack_view
-from assistant.vision.stacks import CHIP_DIAMETER_MM, camera_model
+from assistant.vision.stacks import CHIP_DIAMETER_MM, box_outline, camera_model
 
 if TYPE_CHECKING:
     from assistant.detect.pipeline import ChipStack
@@ -140,12 +140,7 @@ class StackCounter:
         """What a stack seen at ``frame_box`` (frame pixels) covers of a zone crop (the
         table plane, where its side is smeared away from the camera), with its foot at
         ``base`` (table mm); cut to the crop."""
-        x1, y1, x2, y2 = (float(v) for v in frame_box[:4])
-        xs, ys = np.linspace(x1, x2, 5), np.linspace(y1, y2, 5)
-        outline = np.vstack(
-            [np.column_stack([xs, np.full(5, y)]) for y in (y1, y2)]
-            + [np.column_stack([np.full(5, x), ys]) for x in (x1, x2)]
-        )
+        outline = box_outline(frame_box)
         radius = CHIP_DIAMETER_MM / 2.0
         angles = np.linspace(0.0, 2.0 * np.pi, 16, endpoint=False)
         rim = np.column_stack([base[0] + radius * np.cos(angles), base[1] + radius * np.sin(angles)])

@@ -111,15 +111,20 @@ def _base_offset(
     return high
 
 
+def box_outline(box_xyxy: ArrayLike, per_side: int = 5) -> NDArray[np.float64]:
+    """Points along a box's four sides (``per_side`` on each, corners included): what a
+    box becomes when it is mapped through a curve or a homography."""
+    x1, y1, x2, y2 = (float(v) for v in np.asarray(box_xyxy, dtype=np.float64).ravel()[:4])
+    xs, ys = np.linspace(x1, x2, per_side), np.linspace(y1, y2, per_side)
+    return np.vstack(
+        [np.column_stack([xs, np.full(per_side, y)]) for y in (y1, y2)]
+        + [np.column_stack([np.full(per_side, x), ys]) for x in (x1, x2)]
+    )
+
+
 def _undistorted_box(box_xyxy: ArrayLike, calibration: Calibration) -> tuple[float, float, float, float]:
     """The box in the distortion-free pixels the homography works on."""
-    x1, y1, x2, y2 = (float(v) for v in np.asarray(box_xyxy, dtype=np.float64).ravel())
-    xs, ys = np.linspace(x1, x2, 5), np.linspace(y1, y2, 5)
-    outline = np.vstack(
-        [np.column_stack([xs, np.full(5, y)]) for y in (y1, y2)]
-        + [np.column_stack([np.full(5, x), ys]) for x in (x1, x2)]
-    )
-    points = calibration.undistort(outline)
+    points = calibration.undistort(box_outline(box_xyxy))
     (left, top), (right, bottom) = points.min(axis=0), points.max(axis=0)
     return float(left), float(top), float(right), float(bottom)
 
