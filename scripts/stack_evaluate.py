@@ -15,11 +15,10 @@ in four ways:
   counter; a stack counts as found when a found stack of its colour overlaps its true
   box in the frame by IoU 0.5;
 * ``pipeline``: for comparison, stacks found in the zone crops instead: the bet and pot
-  zones warped to 1 mm/px crops, stage 1 on each (``--stage1``, the zone detector by
-  default), every chip box placed on the table and counted by the stack counter; a
-  stack counts as found when a box of its colour overlaps its true box in a zone crop
-  (the table-plane box of its rims, cut to the crop) by IoU 0.5, as the zone metrics
-  match boxes (:mod:`assistant.detect.evaluate`);
+  zones warped to 1 mm/px crops, the zone detector on each, every chip box placed on
+  the table and counted by the stack counter; a stack counts as found when a box of
+  its colour overlaps its true box in a zone crop (the table-plane box of its rims, cut
+  to the crop) by IoU 0.5, as the zone metrics match boxes (:mod:`assistant.detect.evaluate`);
 * ``chip_reader``: the same boxes' counts from the zone crop alone (the earlier chip
   reader, ``chip_reader.onnx``).
 
@@ -58,7 +57,6 @@ from assistant.detect.stack_finder import FINDER_CONF, FINDER_IOU, StackFinder
 from assistant.synth.chip_zones import CHIP_ZONES, chip_shots
 from assistant.synth.stack_views import stack_base_mm, stack_table_box, well_seen_stacks
 from assistant.synth.zones import zone_kind
-from assistant.vision.calibration import apply_homography
 from assistant.vision.rectify import ZoneCrop, ZoneRectifier
 from assistant.vision.stack_view import READABLE_SIDE_PX, base_from_plane_box, side_px
 from assistant.vision.zone_frames import FRAME_CROP_PX
@@ -71,7 +69,7 @@ Box = tuple[float, float, float, float]
 def crop_box(crop: ZoneCrop, table_box: Box) -> Box | None:
     """A table-plane box (mm) in a zone crop's pixels, cut to the crop; None if outside it."""
     x1, y1, x2, y2 = table_box
-    corners = apply_homography(np.linalg.inv(crop.crop_to_table), [[x1, y1], [x2, y1], [x2, y2], [x1, y2]])
+    corners = crop.from_table([[x1, y1], [x2, y1], [x2, y2], [x1, y2]])
     h, w = crop.image.shape[:2]
     (bx1, by1), (bx2, by2) = np.clip(corners.min(axis=0), 0, (w, h)), np.clip(corners.max(axis=0), 0, (w, h))
     return None if bx2 - bx1 < 1 or by2 - by1 < 1 else (float(bx1), float(by1), float(bx2), float(by2))
@@ -144,19 +142,13 @@ def main() -> int:
     parser.add_argument("--split", default="test", choices=("train", "val", "test"))
     parser.add_argument("--shots", type=int, default=5)
     parser.add_argument("--models", type=Path, default=MODELS_DIR)
-    parser.add_argument(
-        "--stage1",
-        default=DETECTOR_ONNX,
-        help="the stage-1 file of MODELS for the pipeline mode's zone crops",
-    )
     parser.add_argument("--counter", type=Path, help="stack counter (default: MODELS/stack_counter.onnx)")
     parser.add_argument("--no-pipeline", action="store_true", help="the counter on true bases only")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
 
     reader = OnnxReader(args.counter or args.models / STACK_COUNTER)
-    stage1 = args.stage1
-    detector = None if args.no_pipeline else CardDetector.for_zones(args.models, stage1=stage1)
+    detector = None if args.no_pipeline else CardDetector.for_zones(args.models)
     finder_net = None
     if not args.no_pipeline and (args.models / STACK_FINDER_ONNX).is_file():
         finder_net = OnnxDetector(args.models / STACK_FINDER_ONNX, FRAME_CROP_PX, FINDER_CONF, FINDER_IOU)
@@ -189,13 +181,14 @@ def main() -> int:
             rectifier = ZoneRectifier(shot.calibration)
             keys = [k for k in rectifier.zones if zone_kind(k) in CHIP_ZONES]
             if finder_net is not None:
-                counter.stack_finder = StackFinder(finder_net, shot.calibration, counter.model)
+                finding = StackCounter(
+                    reader, shot.calibration, StackFinder(finder_net, shot.calibration, counter.model)
+                )
                 items = [
                     i
                     for c in rectifier.rectify(shot.image, keys)
-                    for i in counter.chips_in_crop(shot.image, c, [])
+                    for i in finding.chips_in_crop(shot.image, c, [])
                 ]
-                counter.stack_finder = None
                 truth_boxes = {
                     id(s): t.box
                     for s, t in zip(shot.stacks, [t for t in shot.truths if t.kind == "chips"], strict=True)
@@ -266,7 +259,7 @@ def main() -> int:
         "counter_plane_box": plane.to_json(),
     }
     if detector is not None:
-        result["stage1"] = stage1
+        result["stage1"] = DETECTOR_ONNX
     if finder_net is not None:
         result["finder"] = finder.to_json()
         result["finder"]["base_error_mm"] = {

@@ -293,7 +293,6 @@ class CardDetector:
         min_scale: float | None = None,
         index_rescan: tuple[float, ...] = (),
         max_index_px: tuple[float, float] | None = None,
-        stage1: str = DETECTOR_ONNX,
     ) -> CardDetector:
         def need(name: str) -> Path:
             path = models / name
@@ -303,7 +302,7 @@ class CardDetector:
 
         detector: Backend
         if backend == "onnx":
-            detector = OnnxDetector(need(stage1), imgsz, conf, threads=threads, min_scale=min_scale)
+            detector = OnnxDetector(need(DETECTOR_ONNX), imgsz, conf, threads=threads, min_scale=min_scale)
         elif backend == "ultralytics":
             detector = UltralyticsDetector(need(DETECTOR_PT), imgsz, conf, min_scale=min_scale)
         else:
@@ -322,16 +321,8 @@ class CardDetector:
         )
 
     @classmethod
-    def for_zones(
-        cls,
-        models: Path = MODELS_DIR,
-        *,
-        backend: str = "onnx",
-        threads: int = 0,
-        stage1: str = DETECTOR_ONNX,
-    ) -> CardDetector:
-        """The detector as the camera pipeline runs it, on upright 1 mm/px zone crops
-        (``stage1``: the ONNX stage-1 file in ``models``)."""
+    def for_zones(cls, models: Path = MODELS_DIR, *, backend: str = "onnx", threads: int = 0) -> CardDetector:
+        """The detector as the camera pipeline runs it, on upright 1 mm/px zone crops."""
         return cls.load(
             models,
             backend=backend,
@@ -344,7 +335,6 @@ class CardDetector:
             min_scale=ZONE_MIN_SCALE,
             index_rescan=ZONE_INDEX_RESCAN,
             max_index_px=ZONE_MAX_INDEX_PX,
-            stage1=stage1,
         )
 
     def detect_file(self, path: Path) -> Detection:

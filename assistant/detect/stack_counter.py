@@ -20,10 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-from numpy.typing import ArrayLike
 
 from assistant.detect.readers import OnnxReader
-from assistant.vision.calibration import Calibration, apply_homography
+from assistant.vision.calibration import Calibration
 from assistant.vision.lens import distort_points
 from assistant.vision.rectify import ZoneCrop
 from assistant.vision.stack_view import CHIP_THICKNESS_MM, Point, base_from_plane_box, readable, stack_view
@@ -53,19 +52,23 @@ def chip_items(stacks: Sequence[ChipStack]) -> list[dict[str, Any]]:
 
 class StackCounter:
     """The stack counter of one calibrated camera, with the stack finder that finds its
-    stacks in bet and pot zones (``stack_finder``, set when one is shipped)."""
+    stacks in bet and pot zones (where one is given)."""
 
-    def __init__(self, reader: OnnxReader, calibration: Calibration) -> None:
+    def __init__(
+        self, reader: OnnxReader, calibration: Calibration, stack_finder: StackFinder | None = None
+    ) -> None:
         if "count" not in reader.heads:
             raise ValueError("the stack counter's network has no 'count' output")
         self.reader = reader
         self.calibration = calibration
-        self.model = camera_model(calibration)
-        self.stack_finder: StackFinder | None = None
+        self.model = stack_finder.model if stack_finder is not None else camera_model(calibration)
+        self.stack_finder = stack_finder
 
     @classmethod
-    def from_file(cls, path: Path, calibration: Calibration, threads: int = 0) -> StackCounter:
-        return cls(OnnxReader(path, threads), calibration)
+    def from_file(
+        cls, path: Path, calibration: Calibration, threads: int = 0, stack_finder: StackFinder | None = None
+    ) -> StackCounter:
+        return cls(OnnxReader(path, threads), calibration, stack_finder)
 
     def count(self, frame: npt.NDArray[np.uint8], bases: Sequence[Point]) -> list[tuple[int | None, float]]:
         """(count or ``None``, confidence) of the stacks standing at ``bases`` (table mm)."""
@@ -115,7 +118,7 @@ class StackCounter:
                     "colour": s.colour,
                     "count": count,
                     "box": list(self.plane_box(crop, s.box, s.base)),
-                    "foot": [float(v) for v in self.to_crop(crop, [s.base])[0]],
+                    "foot": [float(v) for v in crop.from_table([s.base])[0]],
                     "confidence": s.confidence,
                     "base_mm": list(s.base),
                     "frame_box": list(s.box),
@@ -129,11 +132,6 @@ class StackCounter:
             for item, base, (count, _) in zip(found, bases, counts, strict=True)
         ]
 
-    @staticmethod
-    def to_crop(crop: ZoneCrop, points_mm: ArrayLike) -> npt.NDArray[np.float64]:
-        """Table points (mm) in a zone crop's pixels."""
-        return apply_homography(np.asarray(np.linalg.inv(crop.crop_to_table), np.float64), points_mm)
-
     def plane_box(
         self, crop: ZoneCrop, frame_box: Sequence[float], base: Point
     ) -> tuple[float, float, float, float]:
@@ -144,7 +142,7 @@ class StackCounter:
         radius = CHIP_DIAMETER_MM / 2.0
         angles = np.linspace(0.0, 2.0 * np.pi, 16, endpoint=False)
         rim = np.column_stack([base[0] + radius * np.cos(angles), base[1] + radius * np.sin(angles)])
-        pixels = np.vstack([self.to_crop(crop, self.calibration.to_table(outline)), self.to_crop(crop, rim)])
+        pixels = crop.from_table(np.vstack([self.calibration.to_table(outline), rim]))
         height, width = crop.image.shape[:2]
         (left, top), (right, bottom) = pixels.min(axis=0), pixels.max(axis=0)
         return (
@@ -179,9 +177,7 @@ def load_stack_counter(models: Path, calibration: Calibration) -> StackCounter |
     path = models / STACK_COUNTER
     if not path.is_file():
         return None
-    counter = StackCounter.from_file(path, calibration)
+    finder = None
     if (models / STACK_FINDER_ONNX).is_file():
-        counter.stack_finder = StackFinder.from_file(
-            models / STACK_FINDER_ONNX, calibration, model=counter.model
-        )
-    return counter
+        finder = StackFinder.from_file(models / STACK_FINDER_ONNX, calibration)
+    return StackCounter.from_file(path, calibration, stack_finder=finder)

@@ -64,7 +64,6 @@ class StackFinder:
         self.calibration = calibration
         self.model = model or camera_model(calibration)
         self.frames = ZoneFrames(calibration, model=self.model)
-        self.same_stack_mm = SAME_STACK_MM
 
     @classmethod
     def from_file(
@@ -88,6 +87,6 @@ class StackFinder:
                     found.append(FoundStack(colour, box, float(conf), base))
         out: list[FoundStack] = []
         for stack in sorted(found, key=lambda s: -s.confidence):
-            if all(math.dist(stack.base, kept.base) >= self.same_stack_mm for kept in out):
+            if all(math.dist(stack.base, kept.base) >= SAME_STACK_MM for kept in out):
                 out.append(stack)
         return out

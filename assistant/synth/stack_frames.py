@@ -5,8 +5,9 @@ of 1 to 20 chips on the bet spots and in the pot) is filmed in ``shots`` stills;
 still's bet and pot zones are cut as the pipeline cuts them for the stack finder
 (:class:`assistant.vision.zone_frames.ZoneFrames`, from the renderer's exact
 calibration), and every stack the renderer labels (enough of it in view) whose box lies
-at least :data:`MIN_INSIDE` in the crop is boxed with its colour's class. A zone without
-any stack is kept now and then (:data:`EMPTY_KEEP`) so the finder learns empty felt too.
+mostly in the crop is boxed with its colour's class, as the zone writer boxes them. A
+zone without any stack is kept now and then (:data:`EMPTY_KEEP`) so the finder learns
+empty felt too.
 
 The layout is :mod:`assistant.synth.dataset`'s (``images/SPLIT``, ``labels/SPLIT``,
 ``data.yaml`` with the detector's classes), so ``dealer-assistant train detector``
@@ -19,46 +20,27 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
 
 from assistant.synth.chip_zones import CHIP_ZONES, chip_shots
 from assistant.synth.dataset import run_jobs, split_of, write_data_yaml
-from assistant.synth.labels import CLASS_ID, ObjectTruth
-from assistant.synth.zones import JPEG_QUALITY, zone_kind
+from assistant.synth.labels import ObjectTruth, yolo_lines
+from assistant.synth.zones import JPEG_QUALITY, zone_kind, zone_truths
 
-MIN_INSIDE = 0.5  # a stack is boxed in a crop when this much of its box lies inside
+if TYPE_CHECKING:
+    from assistant.vision.zone_frames import FrameCrop
+
 EMPTY_KEEP = 0.15
-MIN_BOX_PX = 2.0
 
 
-def crop_labels(
-    truths: Sequence[ObjectTruth],
-    to_crop: Callable[[Sequence[float]], Sequence[float]],
-    size: tuple[int, int],
-) -> list[str]:
-    """YOLO lines of the labelled stacks and face-down cards whose frame boxes, mapped by
-    ``to_crop`` into a crop of ``size`` (width, height), lie mostly inside it."""
-    width, height = size
-    lines = []
-    for t in truths:
-        if not t.labelled or t.box is None or t.kind not in ("chips", "face_down"):
-            continue
-        x1, y1, x2, y2 = to_crop(t.box)
-        area = (x2 - x1) * (y2 - y1)
-        cx1, cy1, cx2, cy2 = max(x1, 0.0), max(y1, 0.0), min(x2, float(width)), min(y2, float(height))
-        if area <= 0 or cx2 - cx1 < MIN_BOX_PX or cy2 - cy1 < MIN_BOX_PX:
-            continue
-        if (cx2 - cx1) * (cy2 - cy1) < MIN_INSIDE * area:
-            continue
-        name = f"chips_{t.colour}" if t.kind == "chips" else "face_down"
-        cx, cy = (cx1 + cx2) / 2 / width, (cy1 + cy2) / 2 / height
-        lines.append(
-            f"{CLASS_ID[name]} {cx:.6f} {cy:.6f} {(cx2 - cx1) / width:.6f} {(cy2 - cy1) / height:.6f}"
-        )
-    return lines
+def crop_labels(truths: Sequence[ObjectTruth], crop: FrameCrop) -> list[str]:
+    """YOLO lines of a frame crop: the frame's truths mapped into it as a zone crop's are
+    (:func:`~assistant.synth.zones.zone_truths`: boxed where mostly inside)."""
+    height, width = crop.image.shape[:2]
+    return yolo_lines(zone_truths(truths, crop.points_from_frame, (width, height)), width, height)
 
 
 def render_stack_frames(job: tuple[Path, int, int, str, int]) -> tuple[str, int, int]:
@@ -73,8 +55,7 @@ def render_stack_frames(job: tuple[Path, int, int, str, int]) -> tuple[str, int,
         frames = ZoneFrames(shot.calibration)
         keys = [k for k in frames.regions if zone_kind(k) in CHIP_ZONES]
         for crop in frames.cut(shot.image, keys):
-            height, width = crop.image.shape[:2]
-            lines = crop_labels(shot.truths, crop.from_frame, (width, height))
+            lines = crop_labels(shot.truths, crop)
             if not lines and rng.random() >= EMPTY_KEEP:
                 continue
             name = f"s{seed}-{index:05d}_{number:04d}_{crop.key}"

@@ -296,12 +296,8 @@ def write_zone_crop(
     from assistant.detect.reader_data import chip_side_px
     from assistant.vision.sampling import rect_mm_per_camera_px
 
-    table_to_crop = np.asarray(np.linalg.inv(crop.crop_to_table), dtype=np.float64)
-
     def image_to_crop(points: Array) -> Array:
-        mm = calibration.to_table(points)
-        homog = np.column_stack([mm, np.ones(len(mm))]) @ table_to_crop.T
-        return np.asarray(homog[:, :2] / homog[:, 2:3], dtype=np.float64)
+        return crop.from_table(calibration.to_table(points))
 
     h, w = crop.image.shape[:2]
     zone = zone_truths(truths, image_to_crop, (w, h))

@@ -61,6 +61,10 @@ class ZoneCrop:
     def to_table(self, points_px: ArrayLike) -> NDArray[np.float64]:
         return apply_homography(self.crop_to_table, points_px)
 
+    def from_table(self, points_mm: ArrayLike) -> NDArray[np.float64]:
+        """Table points (mm) in the crop's pixels."""
+        return apply_homography(np.asarray(np.linalg.inv(self.crop_to_table), np.float64), points_mm)
+
 
 class ZoneRectifier:
     """Warps the zones of a calibrated camera's frames into fixed-scale crops.

@@ -63,6 +63,10 @@ class FrameCrop:
         s = self.scale
         return (x1 - ox) * s, (y1 - oy) * s, (x2 - ox) * s, (y2 - oy) * s
 
+    def points_from_frame(self, points: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Points (N, 2) in frame pixels as crop pixels."""
+        return np.asarray((np.asarray(points, np.float64) - self.origin) * self.scale, np.float64)
+
 
 class ZoneFrames:
     """The frame rectangles of a calibrated camera's zones (computed once), and their crops."""

@@ -19,7 +19,6 @@ from assistant.pipeline.replay import TablePipeline
 from assistant.synth.chip_zones import ChipShot, chip_shots
 from assistant.synth.scene import ChipStack
 from assistant.synth.stack_views import stack_base_mm, stack_table_box, well_seen_stacks
-from assistant.vision.calibration import apply_homography
 from assistant.vision.rectify import ZoneRectifier
 from assistant.vision.sources import Frame
 from assistant.vision.stack_view import READABLE_SIDE_PX, base_from_plane_box, camera_centre, side_px
@@ -82,7 +81,7 @@ def crop_box(shot: ChipShot, stack: ChipStack) -> list[float] | None:
     number = shot.calibration.layout.seats[stack.seat].number
     crop = rectifier.rectify(shot.image, [f"seat{number}.bet"])[0]
     x1, y1, x2, y2 = stack_table_box(shot, stack)
-    corners = apply_homography(np.linalg.inv(crop.crop_to_table), [[x1, y1], [x2, y1], [x2, y2], [x1, y2]])
+    corners = crop.from_table([[x1, y1], [x2, y1], [x2, y2], [x1, y2]])
     (bx1, by1), (bx2, by2) = corners.min(axis=0), corners.max(axis=0)
     zx1, zy1, zx2, zy2 = crop.inner
     inside = zx1 <= (bx1 + bx2) / 2 < zx2 and zy1 <= (by1 + by2) / 2 < zy2

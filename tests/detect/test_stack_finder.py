@@ -166,8 +166,8 @@ def test_a_found_stack_covers_its_smear_on_the_table_plane_and_stands_at_its_foo
             items = counter.chips_in_crop(shot.image, crop, [])
             for stack in side_visible(shot, counter.stack_finder):
                 x1, y1, x2, y2 = stack_table_box(shot, stack)
-                corners = counter.to_crop(crop, [[x1, y1], [x2, y1], [x2, y2], [x1, y2]])
-                base = counter.to_crop(crop, [stack_base_mm(stack)])[0]
+                corners = crop.from_table([[x1, y1], [x2, y1], [x2, y2], [x1, y2]])
+                base = crop.from_table([stack_base_mm(stack)])[0]
                 h, w = crop.image.shape[:2]
                 (tx1, ty1), (tx2, ty2) = (
                     np.clip(corners.min(axis=0), 0, (w, h)),

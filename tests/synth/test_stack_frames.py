@@ -20,7 +20,7 @@ def test_every_stack_mostly_inside_a_zones_frame_crop_is_boxed_with_its_colour(d
     frames = ZoneFrames(shot.calibration)
     (crop,) = frames.cut(shot.image, ["pot"])
     height, width = crop.image.shape[:2]
-    lines = crop_labels(shot.truths, crop.from_frame, (width, height))
+    lines = crop_labels(shot.truths, crop)
     chips = [t for t in shot.truths if t.kind == "chips" and t.labelled and t.box is not None]
     expected = []
     for t in chips:
