@@ -35,7 +35,7 @@ class ReaderRecipe:
     negatives: int = 0  # per image: index-sized crops of no index, for the reader's "index" head
     init: str = ""  # start from this reader checkpoint (best.pt): every layer whose shape fits
     balance: bool = False  # weigh classes by inverse square-root frequency
-    datasets: tuple[str, ...] = ()  # chips: more datasets whose train and val stacks are added
+    datasets: tuple[str, ...] = ()  # more datasets whose train and val crops are added
     max_unknown: int = 0  # chips: keep at most this many "unknown" crops per split (0: all)
     out: str = "runs/reader"
 

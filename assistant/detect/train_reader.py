@@ -52,8 +52,17 @@ def _index_extras(
     recipe: ReaderRecipe, dataset: Path, out: Path, patch: int, log: Callable[[str], None]
 ) -> dict[str, list[CropSet]]:
     """The index reader's crops besides the dataset's labelled indices, per split (each
-    made once and cached in ``out``): close-up scenes, font indices, crops of no index."""
+    made once and cached in ``out``): the labelled indices of the recipe's further
+    ``datasets`` (e.g. hands filmed by sharper cameras), close-up scenes, font indices,
+    crops of no index."""
     jobs: list[tuple[str, str, Callable[[], CropSet]]] = []
+    for folder in (Path(d) for d in recipe.datasets):
+        for split in ("train", "val"):
+
+            def cut_indices(folder: Path = folder, split: str = split) -> CropSet:
+                return index_crops(folder, split, patch, recipe.min_index_px)
+
+            jobs.append((split, f"{folder.name}_{split}", cut_indices))
     for split, n in (("train", recipe.closeups), ("val", recipe.val_closeups)):
         if n > 0:
 

@@ -224,6 +224,25 @@ def test_index_reader_trained_with_negatives_has_an_index_head_and_font_crops_jo
     assert probs["index"].shape == (1, 2)
 
 
+def test_index_reader_takes_the_labelled_indices_of_the_recipes_further_datasets(
+    tiny_zones: Path, tmp_path: Path
+) -> None:
+    from assistant.detect.reader_data import index_crops
+    from assistant.detect.train_reader import train_reader
+
+    sharp = tmp_path / "sharp"
+    shutil.copytree(tiny_zones, sharp)
+    out = tmp_path / "more"
+    recipe = ReaderRecipe(crop=32, epochs=1, batch=32, out=str(out), datasets=(str(sharp),))
+    lines: list[str] = []
+    train_reader("index", tiny_zones, recipe, log=lines.append)
+    own = len(index_crops(tiny_zones, "train", 52, recipe.min_index_px).rank)
+    assert own > 0
+    extra = np.load(out / "crops_sharp_train.npz")
+    assert len(extra["rank"]) == own and (out / "crops_sharp_val.npz").is_file()
+    assert f"index reader: {2 * own} train crops" in lines[0]
+
+
 def test_a_reader_gaining_an_index_head_starts_from_what_the_old_reader_learned(tmp_path: Path) -> None:
     import torch
 
