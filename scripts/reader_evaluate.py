@@ -1,0 +1,86 @@
+"""The index reader alone: every visible corner index of a `synth zones` split read at its
+true box, as the pipeline reads it (a top-left index as it stands, a bottom-right one
+turned half round), per deck design and per camera sampling.
+
+    python scripts/reader_evaluate.py --dataset /work/data/zones_a --split test [--models DIR] [--out F]
+
+It tells reading from finding: where this is about the whole detector's card-identity F1
+(`scripts/detect_evaluate.py --zones`), stage 1 finds the cards and the reader decides.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+
+import cv2
+
+from assistant.detect.evaluate import sampling_bin
+from assistant.detect.labels import RANKS, SUITS
+from assistant.detect.pipeline import INDEX_READER, MODELS_DIR
+from assistant.detect.reader_data import quad_box
+from assistant.detect.readers import OnnxReader
+
+MIN_VISIBLE = 0.9  # an index this much in view is judged
+TURNS = {"tl": 0, "br": 2}  # corners of an upright card whose index the pipeline reads
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dataset", type=Path, required=True)
+    parser.add_argument("--split", default="test")
+    parser.add_argument("--models", type=Path, default=MODELS_DIR)
+    parser.add_argument("--out", type=Path, help="write the figures here as JSON")
+    args = parser.parse_args()
+    truths = sorted((args.dataset / "truth" / args.split).glob("*.cards.json"))
+    if not truths:
+        parser.error(f"no seat card zones in {args.dataset}/truth/{args.split}")
+    reader = OnnxReader(args.models / INDEX_READER)
+    tallies: dict[str, Counter[str]] = {}
+    mistakes: Counter[str] = Counter()
+    for path in truths:
+        truth = json.loads(path.read_text())
+        image = None
+        for obj in truth["objects"]:
+            if obj["kind"] != "card" or not obj["labelled"] or not obj.get("card"):
+                continue
+            for index in obj["indices"]:
+                if index["visible"] < MIN_VISIBLE or index["corner"] not in TURNS:
+                    continue
+                if image is None:
+                    image = cv2.imread(str(args.dataset / "images" / args.split / truth["image"]))
+                    if image is None:
+                        break
+                probs = reader.read_turned(image, [quad_box(index["quad"])], TURNS[index["corner"]])
+                rank, suit = RANKS[int(probs["rank"][0].argmax())], SUITS[int(probs["suit"][0].argmax())]
+                card = obj["card"]
+                groups = ["all", f"deck {truth['deck']}"]
+                if truth.get("camera_mm_per_px") is not None:
+                    groups.append(f"mm/px {sampling_bin(float(truth['camera_mm_per_px']))}")
+                for group in groups:
+                    tally = tallies.setdefault(group, Counter())
+                    tally["indices"] += 1
+                    tally["rank"] += rank == card[:-1]
+                    tally["suit"] += suit == card[-1]
+                    tally["card"] += rank + suit == card
+                if rank != card[:-1]:
+                    mistakes[f"{card[:-1]} read as {rank}"] += 1
+    report = {
+        group: {"indices": t["indices"]}
+        | {k: round(t[k] / t["indices"], 4) for k in ("rank", "suit", "card")}
+        for group, t in sorted(tallies.items())
+    }
+    for group, row in report.items():
+        rates = "  ".join(f"{k} {row[k]:.3f}" for k in ("rank", "suit", "card"))
+        print(f"{group:36s} {row['indices']:6d}  {rates}")
+    print("commonest rank mistakes:", ", ".join(f"{k} ({n})" for k, n in mistakes.most_common(8)))
+    if args.out:
+        args.out.write_text(
+            json.dumps({"groups": report, "rank_mistakes": dict(mistakes.most_common(20))}, indent=1)
+        )
+
+
+if __name__ == "__main__":
+    main()
