@@ -40,25 +40,33 @@ def main() -> None:
     reader = OnnxReader(args.models / INDEX_READER)
     tallies: dict[str, Counter[str]] = {}
     mistakes: Counter[str] = Counter()
+    unreadable = 0  # images that could not be read
     for path in truths:
         truth = json.loads(path.read_text())
-        image = None
-        for obj in truth["objects"]:
-            if obj["kind"] != "card" or not obj["labelled"] or not obj.get("card"):
+        judged = [
+            (obj["card"], index)
+            for obj in truth["objects"]
+            if obj["kind"] == "card" and obj["labelled"] and obj.get("card")
+            for index in obj["indices"]
+            if index["visible"] >= MIN_VISIBLE and index["corner"] in TURNS
+        ]
+        if not judged:
+            continue
+        image = cv2.imread(str(args.dataset / "images" / args.split / truth["image"]))
+        if image is None:
+            unreadable += 1
+            continue
+        groups = ["all", f"deck {truth['deck']}"]
+        if truth.get("camera_mm_per_px") is not None:
+            groups.append(f"mm/px {sampling_bin(float(truth['camera_mm_per_px']))}")
+        for corner, turns in TURNS.items():  # one batch per corner
+            cards = [card for card, index in judged if index["corner"] == corner]
+            boxes = [quad_box(index["quad"]) for _, index in judged if index["corner"] == corner]
+            if not boxes:
                 continue
-            for index in obj["indices"]:
-                if index["visible"] < MIN_VISIBLE or index["corner"] not in TURNS:
-                    continue
-                if image is None:
-                    image = cv2.imread(str(args.dataset / "images" / args.split / truth["image"]))
-                    if image is None:
-                        break
-                probs = reader.read_turned(image, [quad_box(index["quad"])], TURNS[index["corner"]])
-                rank, suit = RANKS[int(probs["rank"][0].argmax())], SUITS[int(probs["suit"][0].argmax())]
-                card = obj["card"]
-                groups = ["all", f"deck {truth['deck']}"]
-                if truth.get("camera_mm_per_px") is not None:
-                    groups.append(f"mm/px {sampling_bin(float(truth['camera_mm_per_px']))}")
+            probs = reader.read_turned(image, boxes, turns)
+            for card, r, s in zip(cards, probs["rank"].argmax(1), probs["suit"].argmax(1), strict=True):
+                rank, suit = RANKS[int(r)], SUITS[int(s)]
                 for group in groups:
                     tally = tallies.setdefault(group, Counter())
                     tally["indices"] += 1
@@ -75,6 +83,8 @@ def main() -> None:
     for group, row in report.items():
         rates = "  ".join(f"{k} {row[k]:.3f}" for k in ("rank", "suit", "card"))
         print(f"{group:36s} {row['indices']:6d}  {rates}")
+    if unreadable:
+        print(f"{unreadable} unreadable images left out")
     print("commonest rank mistakes:", ", ".join(f"{k} ({n})" for k, n in mistakes.most_common(8)))
     if args.out:
         args.out.write_text(
