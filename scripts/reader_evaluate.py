@@ -1,8 +1,11 @@
 """The index reader alone: every visible corner index of a `synth zones` split read at its
 true box, as the pipeline reads it (a top-left index as it stands, a bottom-right one
-turned half round), per deck design and per camera sampling.
+turned half round, each in the zone views averaged), per deck design and per camera sampling.
 
-    python scripts/reader_evaluate.py --dataset /work/data/zones_a --split test [--models DIR] [--out F]
+    python scripts/reader_evaluate.py --dataset /work/data/zones_a --split test [--models DIR]
+        [--single-view] [--out F]
+
+``--single-view`` reads each index in the one view the reader was trained on instead.
 
 It tells reading from finding: where this is about the whole detector's card-identity F1
 (`scripts/detect_evaluate.py --zones`), stage 1 finds the cards and the reader decides.
@@ -19,11 +22,11 @@ import cv2
 
 from assistant.detect.evaluate import sampling_bin
 from assistant.detect.labels import RANKS, SUITS
-from assistant.detect.pipeline import INDEX_READER, MODELS_DIR
+from assistant.detect.pipeline import INDEX_READER, MODELS_DIR, ZONE_INDEX_VIEWS
 from assistant.detect.reader_data import quad_box
-from assistant.detect.readers import OnnxReader
+from assistant.detect.readers import CropViews, OnnxReader
 
-MIN_VISIBLE = 0.9  # an index this much in view is judged
+MIN_VISIBLE = 0.9  # an index this much in view (and labelled: inside the crop, big enough) is judged
 TURNS = {"tl": 0, "br": 2}  # corners of an upright card whose index the pipeline reads
 
 
@@ -32,12 +35,14 @@ def main() -> None:
     parser.add_argument("--dataset", type=Path, required=True)
     parser.add_argument("--split", default="test")
     parser.add_argument("--models", type=Path, default=MODELS_DIR)
+    parser.add_argument("--single-view", action="store_true", help="one view per index, as trained")
     parser.add_argument("--out", type=Path, help="write the figures here as JSON")
     args = parser.parse_args()
     truths = sorted((args.dataset / "truth" / args.split).glob("*.cards.json"))
     if not truths:
         parser.error(f"no seat card zones in {args.dataset}/truth/{args.split}")
-    reader = OnnxReader(args.models / INDEX_READER)
+    views = CropViews() if args.single_view else ZONE_INDEX_VIEWS
+    reader = OnnxReader(args.models / INDEX_READER, views=views)
     tallies: dict[str, Counter[str]] = {}
     mistakes: Counter[str] = Counter()
     unreadable = 0  # images that could not be read
@@ -48,7 +53,7 @@ def main() -> None:
             for obj in truth["objects"]
             if obj["kind"] == "card" and obj["labelled"] and obj.get("card")
             for index in obj["indices"]
-            if index["visible"] >= MIN_VISIBLE and index["corner"] in TURNS
+            if index["labelled"] and index["visible"] >= MIN_VISIBLE and index["corner"] in TURNS
         ]
         if not judged:
             continue

@@ -121,6 +121,41 @@ def upright_index_boxes(
     return [tuple(round(v, 2) for v in (a + dx, b + dy, c + dx, d + dy)) for dx in shifts for dy in shifts]
 
 
+#: Index sizes and places searched for where stage 1 found a card but no index on it:
+#: heights as shares of the card's height (the designs print indices from about 15 to
+#: 31 mm tall on an 88 mm card), the index's top-left corner as shares of the card's
+#: width and height, and its width as a share of its height (rank over pip).
+SEARCH_HEIGHTS = (0.18, 0.23, 0.28, 0.35)
+SEARCH_ORIGINS = ((0.02, 0.025), (0.045, 0.025), (0.02, 0.05), (0.045, 0.05))
+INDEX_ASPECT = 0.45
+
+
+def upright_index_candidates(box: Box, corner: str = "tl") -> list[Box]:
+    """Boxes an upright card's ``corner`` index may fill, one per size and place searched
+    (:data:`SEARCH_HEIGHTS` x :data:`SEARCH_ORIGINS`): designs print their indices at
+    sizes and offsets far apart, so the reader looks at each.
+
+    >>> len(upright_index_candidates((0, 0, 63, 88)))
+    16
+    >>> upright_index_candidates((0, 0, 63, 88))[0]
+    (1.26, 2.2, 8.39, 18.04)
+    >>> upright_index_candidates((0, 0, 63, 88), corner="br")[0]
+    (54.61, 69.96, 61.74, 85.8)
+    """
+    x1, y1, x2, y2 = (float(v) for v in box)
+    w, h = x2 - x1, y2 - y1
+    out: list[Box] = []
+    for height in SEARCH_HEIGHTS:
+        ih = height * h
+        iw = INDEX_ASPECT * ih
+        for u, v in SEARCH_ORIGINS:
+            a, b = x1 + u * w, y1 + v * h
+            if corner == "br":  # the same place seen from the opposite corner
+                a, b = x2 - u * w - iw, y2 - v * h - ih
+            out.append(tuple(round(c, 2) for c in (a, b, a + iw, b + ih)))
+    return out
+
+
 def face_share(image: npt.NDArray[np.uint8], box: Box) -> float:
     """Share of an upright card box's top-left corner that is card-face white, 0..1.
 

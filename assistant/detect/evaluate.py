@@ -13,7 +13,7 @@ Zone crops whose truth says how finely the camera saw the zone (``camera_mm_per_
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,8 @@ class Tally:
     tp: int = 0
     fp: int = 0
     fn: int = 0
+    #: cards read right on a face-up card too little in view to be judged (neither tp nor fp)
+    unjudged: int = 0
 
     @property
     def precision(self) -> float:
@@ -48,12 +50,14 @@ class Tally:
         self.tp += other.tp
         self.fp += other.fp
         self.fn += other.fn
+        self.unjudged += other.unjudged
 
     def to_json(self) -> dict[str, float]:
         return {
             "tp": self.tp,
             "fp": self.fp,
             "fn": self.fn,
+            "unjudged_right": self.unjudged,
             "precision": round(self.precision, 4),
             "recall": round(self.recall, 4),
             "f1": round(self.f1, 4),
@@ -93,21 +97,29 @@ class ChipTally:
         }
 
 
-def true_cards(truth: dict[str, Any], readable: bool) -> list[tuple[str, np.ndarray]]:
+def true_cards(truth: dict[str, Any], readable: bool, judged: bool = True) -> list[tuple[str, np.ndarray]]:
+    """The face-up cards judged in an image (``labelled``, and with ``readable`` a labelled
+    corner index too); with ``judged`` false the other face-up cards instead."""
     out = []
     for obj in truth["objects"]:
-        if obj["kind"] != "card" or not obj["labelled"] or not obj.get("card"):
+        if obj["kind"] != "card" or not obj.get("card") or obj.get("corners") is None:
             continue
-        if readable and not any(i["labelled"] for i in obj["indices"]):
-            continue
-        out.append((obj["card"], np.asarray(obj["corners"], np.float32)))
+        judge = obj["labelled"] and (not readable or any(i["labelled"] for i in obj["indices"]))
+        if judge == judged:
+            out.append((obj["card"], np.asarray(obj["corners"], np.float32)))
     return out
 
 
 def match_cards(
-    detection: Detection, truth_cards: list[tuple[str, np.ndarray]]
+    detection: Detection,
+    truth_cards: list[tuple[str, np.ndarray]],
+    unjudged: Sequence[tuple[str, np.ndarray]] = (),
 ) -> tuple[Tally, list[tuple[str, str]]]:
-    """Tally of one image, and (true, predicted) pairs of cards whose box was on a card."""
+    """Tally of one image, and (true, predicted) pairs of cards whose box was on a card.
+
+    A card read right on one of the ``unjudged`` cards (face up but too little in view to
+    be judged, :func:`true_cards` with ``judged=False``) counts as neither right nor wrong.
+    """
     used = [False] * len(truth_cards)
     tally = Tally()
     pairs: list[tuple[str, str]] = []
@@ -119,7 +131,12 @@ def match_cards(
             if cv2.pointPolygonTest(poly, (float(cx), float(cy)), False) >= 0
         ]
         hit = next((k for k in under if not used[k] and truth_cards[k][0] == card.card), None)
-        if hit is None:
+        if hit is None and any(
+            name == card.card and cv2.pointPolygonTest(poly, (float(cx), float(cy)), False) >= 0
+            for name, poly in unjudged
+        ):
+            tally.unjudged += 1
+        elif hit is None:
             tally.fp += 1
             if under:
                 pairs.append((truth_cards[under[0]][0], card.card))
@@ -198,14 +215,17 @@ def evaluate(
         det = detect(image, truth["image"])
         report.seconds += time.perf_counter() - t0
         report.images += 1
-        tally, pairs = match_cards(det, true_cards(truth, readable=False))
+        tally, pairs = match_cards(
+            det, true_cards(truth, readable=False), true_cards(truth, readable=False, judged=False)
+        )
         report.all_cards.add(tally)
         report.per_deck.setdefault(str(truth.get("deck", "?")), Tally()).add(tally)
         if truth.get("camera_mm_per_px") is not None:
             label = sampling_bin(float(truth["camera_mm_per_px"]))
             report.per_sampling.setdefault(label, Tally()).add(tally)
         report.pairs += pairs
-        report.readable_cards.add(match_cards(det, true_cards(truth, readable=True))[0])
+        readable = match_cards(det, true_cards(truth, readable=True), true_cards(truth, True, judged=False))
+        report.readable_cards.add(readable[0])
         if chips:
             _tally_chips(report.chips, det, truth)
     return report

@@ -21,7 +21,9 @@ any in-plane angle, so :class:`PhotoDetector` brings each card into that view fi
    :meth:`CardDetector.detect` (the zone detector) reads it. The card read where the
    card should be (box overlap) is the one, the surest of the turns; one read off its
    place is read again in a patch fitted to it. Its box, mapped back to the photo, is
-   the axis-aligned box of the card's outline there.
+   the axis-aligned box of the card's outline there. (A card read from stage-1 indices
+   is not read again at its searched corners here, as it is in a zone crop: on the
+   validation renders that second reading cost more than it gave.)
 
 Face-down cards and chip stacks found in the sweep are mapped back too (best effort:
 the chip count is read in the view where the stack was found).
@@ -351,7 +353,7 @@ class PhotoDetector:
         w, h = size
         expected = (w / 2 - CARD_W / 2, h / 2 - CARD_H / 2, w / 2 + CARD_W / 2, h / 2 + CARD_H / 2)
         patch = cv2.warpAffine(image, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        read = self.zones.detect(np.asarray(patch, np.uint8))
+        read = self.zones.detect(np.asarray(patch, np.uint8), reread=False)
         fits = [(box_iou(k.box, expected), k) for k in read.cards]
         fits = [(iou, k) for iou, k in fits if iou >= self.settings.patch_iou]
         if not fits:

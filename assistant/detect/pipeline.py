@@ -17,10 +17,16 @@ import numpy as np
 import numpy.typing as npt
 
 from assistant.detect.backends import Backend, Boxes, OnnxDetector, UltralyticsDetector, box_iou
-from assistant.detect.corners import card_quad, face_share, index_boxes, upright_index_boxes
-from assistant.detect.grouping import group_cards, index_corners, index_owners, read_card
+from assistant.detect.corners import (
+    card_quad,
+    face_share,
+    index_boxes,
+    upright_index_boxes,
+    upright_index_candidates,
+)
+from assistant.detect.grouping import ReadCard, group_cards, index_corners, index_owners, read_card
 from assistant.detect.labels import chip_colour
-from assistant.detect.readers import OnnxReader
+from assistant.detect.readers import CropViews, OnnxReader
 
 IndexBoxes = npt.NDArray[np.float32]
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
@@ -58,6 +64,13 @@ ZONE_INDEX_CONF = 0.15
 #: about 63 x 88 px; a box of a card or card back much smaller than this that does not
 #: touch the crop's edge is a sliver, not a card.
 ZONE_MIN_CARD_PX = (40.0, 60.0)
+#: In zone crops every corner index is read in these views, the readings averaged: the
+#: crop 1.05, 1.15 (as trained) and 1.3 times the box, each moved by up to 0.04 of the
+#: box (a pixel) each way. Chosen on the validation decks (see models/README.md).
+ZONE_INDEX_VIEWS = CropViews(
+    scales=(1.05, 1.15, 1.3),
+    shifts=tuple((dx, dy) for dx in (-0.04, 0.0, 0.04) for dy in (-0.04, 0.0, 0.04)),
+)
 DEFAULT_CONF = 0.1  # stage-1 confidence threshold (chosen on held-out F1, see models/README.md)
 INDEX_CONTAINED = 0.6  # an index box this much inside a surer one is the same index again
 DUPLICATE_IOU = 0.8
@@ -73,6 +86,8 @@ GEOMETRY_MIN_READING = 0.3  # a corner read by geometry alone must be this sure
 UPRIGHT_MIN_FACE = 0.2
 UPRIGHT_MIN_READING = 0.5
 UPRIGHT_MIN_INDEX = 0.5  # the reader's "index" head: is there a corner index there at all
+#: ... where the sizes and places searched are each read in the reader's trained view only
+SEARCH_VIEWS = CropViews()
 #: In a zone crop, a stage-1 index box that a reader with an "index" head gives less
 #: than this is no index (a pip, a bit of a court picture): it is left out before grouping.
 STAGE1_MIN_INDEX = 0.5
@@ -293,6 +308,7 @@ class CardDetector:
         min_scale: float | None = None,
         index_rescan: tuple[float, ...] = (),
         max_index_px: tuple[float, float] | None = None,
+        index_views: CropViews | None = None,
     ) -> CardDetector:
         def need(name: str) -> Path:
             path = models / name
@@ -310,7 +326,7 @@ class CardDetector:
         chips, strips = models / CHIP_READER, models / STRIP_READER
         return cls(
             detector,
-            OnnxReader(need(INDEX_READER), threads),
+            OnnxReader(need(INDEX_READER), threads, index_views),
             OnnxReader(chips, threads) if chips.is_file() else None,
             strip_reader=OnnxReader(strips, threads) if upright and strips.is_file() else None,
             upright=upright,
@@ -335,13 +351,14 @@ class CardDetector:
             min_scale=ZONE_MIN_SCALE,
             index_rescan=ZONE_INDEX_RESCAN,
             max_index_px=ZONE_MAX_INDEX_PX,
+            index_views=ZONE_INDEX_VIEWS,
         )
 
     def detect_file(self, path: Path) -> Detection:
         return self.detect(read_image(path), str(path))
 
-    def detect(self, image: npt.NDArray[np.uint8], name: str = "") -> Detection:
-        return self.interpret(image, self.find(image), name)
+    def detect(self, image: npt.NDArray[np.uint8], name: str = "", *, reread: bool = True) -> Detection:
+        return self.interpret(image, self.find(image), name, reread=reread)
 
     def find(self, image: npt.NDArray[np.uint8]) -> Boxes:
         """Stage 1: its boxes at its input size, plus the corner indices found at each
@@ -376,32 +393,71 @@ class CardDetector:
     def _read_upright_corner(
         self, image: npt.NDArray[np.uint8], box: npt.NDArray[np.float32], conf: float
     ) -> Card | None:
-        """An upright card box with no index found: read it where its indices lie.
+        """An upright card box read where its indices lie, whatever stage 1 found there.
 
-        Each corner index is read at a few shifts of where the box says it is, and the
-        readings are averaged: a printed index reads the same at each, a picture does not.
-        A reader with an ``index`` head says whether a corner shows an index at all: the
-        top-left one and, where the next card of a row does not cover it, the bottom-right
-        one (read turned half round) count, their probabilities multiplied. With an older
-        reader only the top-left corner is read, and not at all where it shows no
-        card-face white (a back, a hand).
+        A reader with an ``index`` head searches each corner: every size and place a design
+        may print its index at (:func:`~assistant.detect.corners.upright_index_candidates`)
+        is read once, and the likeliest index (``index`` head times the rank's and the
+        suit's top probability) is read again in the zone views; a corner whose likeliest
+        box is no index (a back, a hand, the next card of a row over it) does not count.
+        The top-left and the bottom-right index (read turned half round) multiply. An
+        older reader reads the top-left corner alone at a few shifts of one fixed place,
+        and not at all where it shows no card-face white.
         """
-        checked = self.checks_indices
-        if not checked and face_share(image, box) < UPRIGHT_MIN_FACE:
+        if not self.checks_indices and face_share(image, box) < UPRIGHT_MIN_FACE:
             return None
-        ranks, suits = [], []
-        for corner, turns in (("tl", 0), ("br", 2)) if checked else (("tl", 0),):
-            probs = self.index_reader.read_turned(image, upright_index_boxes(box, corner=corner), turns)
-            if checked and float(probs["index"][:, 1].mean()) < UPRIGHT_MIN_INDEX:
-                continue
-            ranks.append(probs["rank"].mean(0))
-            suits.append(probs["suit"].mean(0))
+        ranks, suits = self._upright_corners(image, box)
         if not ranks:
             return None
         name, p = read_card(np.stack(ranks), np.stack(suits))
         if p < UPRIGHT_MIN_READING or conf * p < self.min_card_confidence:
             return None
         return Card(name, tuple(float(v) for v in box), conf * p, by_geometry=True)  # type: ignore[arg-type]
+
+    def _with_searched_corners(
+        self,
+        image: npt.NDArray[np.uint8],
+        card: Card,
+        read: ReadCard,
+        cards: Boxes,
+        probs: dict[str, npt.NDArray[np.float32]],
+    ) -> Card:
+        """``card``, read from the stage-1 indices of card box ``read.card_box``, read again
+        with what that box's searched corners show (:meth:`_upright_corners`): all the
+        readings' probabilities multiply. Where stage 1 boxed only part of a big index, or
+        a pip beside it, the corners read at the design's own index size settle the card."""
+        k = read.card_box
+        ranks, suits = self._upright_corners(image, cards.xyxy[k])
+        if not ranks:
+            return card
+        members = list(read.indices)
+        name, p = read_card(
+            np.concatenate([probs["rank"][members], np.stack(ranks)]),
+            np.concatenate([probs["suit"][members], np.stack(suits)]),
+        )
+        return Card(name, card.box, float(cards.conf[k]) * p, index=card.index)
+
+    def _upright_corners(
+        self, image: npt.NDArray[np.uint8], box: npt.NDArray[np.float32]
+    ) -> tuple[list[npt.NDArray[np.float32]], list[npt.NDArray[np.float32]]]:
+        """Rank and suit probabilities of the indices read at an upright card box's corners
+        (see :meth:`_read_upright_corner`): none, one or two of each."""
+        checked = self.checks_indices
+        ranks, suits = [], []
+        for corner, turns in (("tl", 0), ("br", 2)) if checked else (("tl", 0),):
+            if checked:
+                candidates = upright_index_candidates(box, corner)
+                probs = self.index_reader.read_turned(image, candidates, turns, SEARCH_VIEWS)
+                likely = probs["index"][:, 1] * probs["rank"].max(1) * probs["suit"].max(1)
+                best = int(likely.argmax())
+                if float(probs["index"][best, 1]) < UPRIGHT_MIN_INDEX:
+                    continue
+                probs = self.index_reader.read_turned(image, [candidates[best]], turns)
+            else:
+                probs = self.index_reader.read_turned(image, upright_index_boxes(box), turns, SEARCH_VIEWS)
+            ranks.append(probs["rank"].mean(0))
+            suits.append(probs["suit"].mean(0))
+        return ranks, suits
 
     def _read_upright(
         self,
@@ -445,8 +501,16 @@ class CardDetector:
     def _of(self, boxes: Boxes, name: str) -> Boxes:
         return boxes.select(boxes.cls == self._class.get(name, -1))
 
-    def interpret(self, image: npt.NDArray[np.uint8], boxes: Boxes, name: str = "") -> Detection:
-        """Stage 2 over stage-1 ``boxes``: read indices, group them, count chips."""
+    def interpret(
+        self, image: npt.NDArray[np.uint8], boxes: Boxes, name: str = "", *, reread: bool = True
+    ) -> Detection:
+        """Stage 2 over stage-1 ``boxes``: read indices, group them, count chips.
+
+        ``reread`` (upright crops): a card read from its stage-1 indices is read again with
+        its searched corners (:meth:`_with_searched_corners`). The photo search leaves it
+        out: in its patches, where a card's box is only as good as the sweep's fit, the
+        second reading cost more than it gave (``models/README.md``).
+        """
         out = Detection(name)
         if self.min_conf > 0 and len(boxes):
             checked = self._class.get("index", -1) if self.checks_indices else -1
@@ -479,15 +543,18 @@ class CardDetector:
             )
             for c in grouped:
                 taken.add(c.card_box)
-                if c.confidence >= self.min_card_confidence:
-                    first = min(c.indices, key=lambda i: float(indices.xyxy[i][0]))
-                    index = tuple(float(v) for v in indices.xyxy[first])
-                    out.cards.append(Card(c.card, c.box, c.confidence, index=index))  # type: ignore[arg-type]
+                first = min(c.indices, key=lambda i: float(indices.xyxy[i][0]))
+                index = tuple(float(v) for v in indices.xyxy[first])
+                card = Card(c.card, c.box, c.confidence, index=index)  # type: ignore[arg-type]
+                if reread and self.upright and c.card_box >= 0:
+                    card = self._with_searched_corners(image, card, c, cards, probs)
+                if card.confidence >= self.min_card_confidence:
+                    out.cards.append(card)
         for k in range(len(cards)):
             if k not in taken:
-                card = self._read_by_geometry(image, cards.xyxy[k], float(cards.conf[k]))
-                if card is not None:
-                    out.cards.append(card)
+                unindexed = self._read_by_geometry(image, cards.xyxy[k], float(cards.conf[k]))
+                if unindexed is not None:
+                    out.cards.append(unindexed)
         out.cards = suppress_duplicates(out.cards)
         read_boxes = [c.box for c in out.cards]
         backs = [

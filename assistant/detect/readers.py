@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -13,10 +14,49 @@ from assistant.detect.crops import Box, batch_crops, strip_crop
 INDEX_CROP_SCALE = 1.15  # the crop the reader saw in training (see reader_data)
 
 
-class OnnxReader:
-    """A reader network exported by :func:`assistant.detect.train_reader.export_reader`."""
+@dataclass(frozen=True)
+class CropViews:
+    """The views of one box that a reader reads and averages (test-time augmentation).
 
-    def __init__(self, path: Path, threads: int = 0) -> None:
+    Each view cuts the square crop ``scale`` times the box's longer side, its centre moved
+    by ``shift`` (x, y) times that side. A printed index reads alike in every view; a
+    reading that hangs on one pixel's worth of framing does not, and averaging evens it out.
+    The default is the single view the reader was trained on.
+    """
+
+    scales: tuple[float, ...] = (INDEX_CROP_SCALE,)
+    shifts: tuple[tuple[float, float], ...] = ((0.0, 0.0),)
+
+    def __post_init__(self) -> None:
+        if not self.scales or not self.shifts or min(self.scales) <= 0:
+            raise ValueError("crop views need at least one positive scale and one shift")
+
+    def __len__(self) -> int:
+        return len(self.scales) * len(self.shifts)
+
+    def crops(self, image: npt.NDArray[np.uint8], boxes: Sequence[Box], size: int) -> npt.NDArray[np.uint8]:
+        """(views, N, size, size, 3): every view of every box."""
+        out: list[npt.NDArray[np.uint8]] = []
+        for dx, dy in self.shifts:
+            moved = [_shifted(b, dx, dy) for b in boxes]
+            out.extend(batch_crops(image, moved, size, scale) for scale in self.scales)
+        return np.stack(out)
+
+
+def _shifted(box: Box, dx: float, dy: float) -> tuple[float, float, float, float]:
+    x1, y1, x2, y2 = (float(v) for v in box)
+    side = max(x2 - x1, y2 - y1, 1.0)
+    return (x1 + dx * side, y1 + dy * side, x2 + dx * side, y2 + dy * side)
+
+
+class OnnxReader:
+    """A reader network exported by :func:`assistant.detect.train_reader.export_reader`.
+
+    ``views``: how each box is cut out; :meth:`read`, :meth:`read_turned` and
+    :meth:`read_any_turn` average the probabilities over them.
+    """
+
+    def __init__(self, path: Path, threads: int = 0, views: CropViews | None = None) -> None:
         import onnxruntime as ort
 
         options = ort.SessionOptions()
@@ -28,10 +68,11 @@ class OnnxReader:
         self.size = int(inp.shape[2])
         self.width = int(inp.shape[3])
         self.heads = tuple(o.name for o in self.session.get_outputs())
+        self.views = views or CropViews()
 
     def read(self, image: npt.NDArray[np.uint8], boxes: Sequence[Box]) -> dict[str, npt.NDArray[np.float32]]:
         """Probabilities per head, (N, classes), for the crops of ``boxes``."""
-        return self._run(batch_crops(image, boxes, self.size, INDEX_CROP_SCALE))
+        return self.read_turned(image, boxes, 0)
 
     def read_strips(
         self, image: npt.NDArray[np.uint8], boxes: Sequence[Box]
@@ -42,11 +83,18 @@ class OnnxReader:
         return self._run(np.stack([strip_crop(image, b) for b in boxes]))
 
     def read_turned(
-        self, image: npt.NDArray[np.uint8], boxes: Sequence[Box], turns: int
+        self,
+        image: npt.NDArray[np.uint8],
+        boxes: Sequence[Box],
+        turns: int,
+        views: CropViews | None = None,
     ) -> dict[str, npt.NDArray[np.float32]]:
-        """Like :meth:`read`, each crop first turned ``turns`` quarter turns (``np.rot90``)."""
-        crops = batch_crops(image, boxes, self.size, INDEX_CROP_SCALE)
-        return self._run(np.ascontiguousarray(np.rot90(crops, turns, axes=(1, 2))))
+        """Like :meth:`read`, each crop first turned ``turns`` quarter turns (``np.rot90``).
+
+        ``views`` replaces the reader's own for this call.
+        """
+        crops = (views or self.views).crops(image, boxes, self.size)
+        return self._averaged(np.rot90(crops, turns, axes=(2, 3)))
 
     def read_any_turn(
         self, image: npt.NDArray[np.uint8], boxes: Sequence[Box]
@@ -57,12 +105,12 @@ class OnnxReader:
         (product of the heads' top probabilities) is kept. Upside down, a printed index
         has its pip above the rank, which the reader never saw upright, so 6 and 9 part.
         """
-        crops = batch_crops(image, boxes, self.size, INDEX_CROP_SCALE)
-        n = len(crops)
+        views = self.views.crops(image, boxes, self.size)
+        n = views.shape[1]
         if n == 0:
-            return self._run(crops)
-        turns = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(4)])
-        probs = self._run(turns)
+            return self._run(views[0])
+        turned = [self._averaged(np.rot90(views, k, axes=(2, 3))) for k in range(4)]
+        probs = {h: np.concatenate([t[h] for t in turned]) for h in self.heads}
         sure = np.ones((4, n), np.float32)
         for p in probs.values():
             sure *= p.max(1).reshape(4, n)
@@ -73,6 +121,14 @@ class OnnxReader:
     def read_views(self, views: npt.NDArray[np.uint8]) -> dict[str, npt.NDArray[np.float32]]:
         """Probabilities per head for crops already cut to the reader's size, (N, H, W, 3)."""
         return self._run(views)
+
+    def _averaged(self, views: npt.NDArray[np.uint8]) -> dict[str, npt.NDArray[np.float32]]:
+        """Probabilities per head of (views, N, H, W, 3), averaged over the views."""
+        v, n = views.shape[:2]
+        probs = self._run(views.reshape(v * n, *views.shape[2:]))
+        if n == 0:
+            return probs
+        return {h: p.reshape(v, n, -1).mean(0) for h, p in probs.items()}
 
     def _run(self, crops: npt.NDArray[np.uint8]) -> dict[str, npt.NDArray[np.float32]]:
         if len(crops) == 0:

@@ -1,0 +1,83 @@
+"""Cards read at their corners by searching the sizes and places designs print indices at."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from assistant.detect.corners import upright_index_boxes, upright_index_candidates
+from assistant.detect.grouping import read_card
+from assistant.detect.labels import RANKS, SUITS
+from assistant.detect.pipeline import MODELS_DIR, SEARCH_VIEWS, CardDetector, read_image
+from assistant.synth.decks import load_records
+
+FIXTURES = Path(__file__).parent / "fixtures"
+#: kde-nicu-white (a validation deck): indices 31 mm tall, which stage 1 at its size misses
+NICU = FIXTURES / "rescan" / "00124_0394_seat4.cards.jpg"
+NICU_9D = (5.4, 19.3, 63.7, 106.0)  # stage 1's box of the 9d, the leftmost card of the row
+#: gnome-tango (a validation deck): stage 1 finds the 8c's top-left index, but reads it as a 10
+TANGO = FIXTURES / "search" / "s601-00003_0070_seat3.cards.jpg"
+
+
+@pytest.fixture(scope="module")
+def zones() -> CardDetector:
+    return CardDetector.for_zones(MODELS_DIR)
+
+
+def _iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    w = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    h = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    return w * h / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - w * h)
+
+
+def test_the_search_takes_in_the_index_of_every_design_that_prints_rank_over_pip() -> None:
+    """Each deck design's top-left index box (decks.json, fractions of the card) is
+    matched by one of the searched boxes, from 15 mm tall indices to the Nicu decks' 31."""
+    candidates = upright_index_candidates((0, 0, 63, 88))
+    judged = 0
+    for deck in load_records():
+        u0, v0, u1, v1 = deck.index_box
+        if not deck.index_has_suit or (v1 - v0) * 88 < 12:  # Oxygen's and Future's small squares
+            continue
+        index = (u0 * 63, v0 * 88, u1 * 63, v1 * 88)
+        assert max(_iou(index, c) for c in candidates) >= 0.6, deck.id
+        judged += 1
+    assert judged >= 35
+
+
+def test_the_bottom_right_candidates_are_the_top_left_ones_turned_half_round() -> None:
+    box = (10.0, 20.0, 73.0, 108.0)
+    for tl, br in zip(upright_index_candidates(box), upright_index_candidates(box, "br"), strict=True):
+        np.testing.assert_allclose([tl[0] - 10, tl[1] - 20], [73 - br[2], 108 - br[3]], atol=0.02)
+        np.testing.assert_allclose([tl[2] - tl[0], tl[3] - tl[1]], [br[2] - br[0], br[3] - br[1]], atol=0.02)
+
+
+def test_a_big_index_that_stage_1_missed_is_read_where_the_search_finds_it(zones: CardDetector) -> None:
+    image = read_image(NICU)
+    box = np.array(NICU_9D, np.float32)
+    fixed = zones.index_reader.read_turned(image, upright_index_boxes(box), 0, SEARCH_VIEWS)
+    name, p = read_card(fixed["rank"].mean(0)[None], fixed["suit"].mean(0)[None])
+    assert name != "9d" and p < 0.5  # the one place of the earlier reading cuts through it
+    card = zones._read_upright_corner(image, box, 0.85)
+    assert card is not None and card.card == "9d" and card.confidence > 0.8 and card.by_geometry
+
+
+def test_a_card_whose_stage_1_index_is_misread_is_read_again_with_its_searched_corners(
+    zones: CardDetector,
+) -> None:
+    """Stage 1 boxes the 8c's top-left index so that it reads as the 10 of clubs alone;
+    with the corners searched at the design's index size the card reads 8c, surely."""
+    truth = json.loads(TANGO.with_suffix(".json").read_text())
+    assert [o["card"] for o in truth["objects"] if o["kind"] == "card" and o["labelled"]] == ["8c"]
+    image = read_image(TANGO)
+    found = zones.detect(image)
+    eight = [c for c in found.cards if c.card == "8c"]
+    assert len(eight) == 1 and eight[0].index is not None and not eight[0].by_geometry
+    alone = zones.index_reader.read_turned(image, [eight[0].index], 0)
+    assert RANKS[int(alone["rank"][0].argmax())] + SUITS[int(alone["suit"][0].argmax())] == "Tc"
+    assert eight[0].confidence > 0.8
+    # the photo search's patches read a card from its stage-1 indices only
+    assert "8c" not in [c.card for c in zones.detect(image, reread=False).cards]
