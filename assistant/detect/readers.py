@@ -109,8 +109,11 @@ class OnnxReader:
         n = views.shape[1]
         if n == 0:
             return self._run(views[0])
-        turned = [self._averaged(np.rot90(views, k, axes=(2, 3))) for k in range(4)]
-        probs = {h: np.concatenate([t[h] for t in turned]) for h in self.heads}
+        v = views.shape[0]  # every view in all four turns, in one run
+        turned = self._run(
+            np.concatenate([np.rot90(views, k, axes=(2, 3)) for k in range(4)]).reshape(-1, *views.shape[2:])
+        )
+        probs = {h: p.reshape(4, v, n, -1).mean(1).reshape(4 * n, -1) for h, p in turned.items()}
         sure = np.ones((4, n), np.float32)
         for p in probs.values():
             sure *= p.max(1).reshape(4, n)

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from assistant.detect.backends import box_iou
 from assistant.detect.corners import upright_index_boxes, upright_index_candidates
 from assistant.detect.grouping import read_card
 from assistant.detect.labels import RANKS, SUITS
@@ -27,12 +28,6 @@ def zones() -> CardDetector:
     return CardDetector.for_zones(MODELS_DIR)
 
 
-def _iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
-    w = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    h = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    return w * h / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - w * h)
-
-
 def test_the_search_takes_in_the_index_of_every_design_that_prints_rank_over_pip() -> None:
     """Each deck design's top-left index box (decks.json, fractions of the card) is
     matched by one of the searched boxes, from 15 mm tall indices to the Nicu decks' 31."""
@@ -43,7 +38,7 @@ def test_the_search_takes_in_the_index_of_every_design_that_prints_rank_over_pip
         if not deck.index_has_suit or (v1 - v0) * 88 < 12:  # Oxygen's and Future's small squares
             continue
         index = (u0 * 63, v0 * 88, u1 * 63, v1 * 88)
-        assert max(_iou(index, c) for c in candidates) >= 0.6, deck.id
+        assert max(box_iou(index, c) for c in candidates) >= 0.6, deck.id
         judged += 1
     assert judged >= 35
 

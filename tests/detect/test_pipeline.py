@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from assistant.detect.backends import Boxes
+from assistant.detect.backends import Boxes, box_iou
 from assistant.detect.corners import face_share
 from assistant.detect.evaluate import Tally, match_cards, true_cards
 from assistant.detect.pipeline import MODELS_DIR, CardDetector, ImageError, read_image
@@ -307,9 +307,7 @@ def _on_true_indices(zones: CardDetector, image: np.ndarray, truth: dict) -> int
     for obj in truth["objects"]:
         for index in obj["indices"] if obj["kind"] == "card" else []:
             q = quad_box(index["quad"])
-            hits += index["labelled"] and any(
-                min(q[2], b[2]) > max(q[0], b[0]) and min(q[3], b[3]) > max(q[1], b[1]) for b in boxes
-            )
+            hits += index["labelled"] and any(box_iou(q, b) > 0 for b in boxes)
     return hits
 
 
