@@ -72,7 +72,7 @@ class PhotoSettings:
     #: view pixels per photo pixel: a card whose long side is 88 / scale px comes out at zone size
     scales: tuple[float, ...] = (1.2, 1.8)
     #: ... and these, below 1, for big cards: run on the whole photo (cheap, shrunk), not on regions
-    whole_scales: tuple[float, ...] = (0.8, 0.55, 0.38)
+    whole_scales: tuple[float, ...] = (0.8, 0.55, 0.38, 0.26, 0.18, 0.125)
     max_side: int = 1280  # a bigger photo is first brought down to this long side
     roi_conf: float = 0.05  # stage-1 boxes on the whole photo that mark a region
     roi_margin: float = 24.0  # photo pixels around a region
@@ -82,7 +82,9 @@ class PhotoSettings:
     merge_iou: float = 0.5  # candidates of one card, in the photo
     max_candidates: int = 40
     patch: tuple[int, int] = (280, 170)  # read patch (w, h): stage 1 sees 280 px at 320
-    turns: tuple[float, ...] = (-12.0, 0.0, 12.0)  # degrees: each card is read in patches turned by each
+    #: degrees: each card is read in patches turned by each (the sweep's angles are 30 degrees
+    #: apart, and a card seen in perspective leans further)
+    turns: tuple[float, ...] = (-20.0, -10.0, 0.0, 10.0, 20.0)
     refit_off: float = 0.1  # a card read this far off its place (share of its size) is read again
     patch_iou: float = 0.5  # a card read in a patch is the one where it overlaps the card's place so
     min_confidence: float = 0.3  # a card read less sure than this is left out

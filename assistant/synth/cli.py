@@ -28,6 +28,18 @@ def register(subparsers: Any) -> None:
     ds.add_argument("--test", type=float, default=0.1, help="fraction for test (held-out decks)")
     ds.add_argument("--workers", type=int, default=0, help="processes (default: up to 2)")
     ds.add_argument("--no-crops", action="store_true", help="skip the corner-index crops")
+    ds.add_argument(
+        "--closeups",
+        type=float,
+        default=0.25,
+        help="fraction of close-up photos (a few cards filling a hand-held shot); the rest show whole tables",
+    )
+    ds.add_argument(
+        "--sizes",
+        type=_sizes,
+        default=(),
+        help="image sizes, one drawn per image, like 1280x960,960x1280 (default: the layouts' 640 px sizes)",
+    )
     ds.set_defaults(func=_dataset)
 
     zn = sub.add_parser(
@@ -97,10 +109,12 @@ def register(subparsers: Any) -> None:
 
 def _dataset(args: argparse.Namespace) -> int:
     from assistant.cli import CommandError
-    from assistant.synth.dataset import default_workers, write_dataset
+    from assistant.synth.dataset import PhotoKind, default_workers, write_dataset
 
     if args.images < 1:
         raise CommandError("--images must be at least 1")
+    if not 0 <= args.closeups <= 1:
+        raise CommandError("--closeups must be a fraction from 0 to 1")
     if not 0 <= args.val < 1 or not 0 <= args.test < 1 or args.val + args.test >= 1:
         raise CommandError("--val and --test must be fractions that leave some training images")
     workers = args.workers or default_workers()
@@ -123,6 +137,7 @@ def _dataset(args: argparse.Namespace) -> int:
             test=args.test,
             workers=workers,
             crops=not args.no_crops,
+            kind=PhotoKind(args.closeups, args.sizes),
             progress=progress,
         )
     print(f"wrote {summary['images']} images, {summary['labels']} labels to {args.out}")

@@ -66,7 +66,28 @@ class Sample:
     truths: list[ObjectTruth]
 
 
-def render_sample(seed: int, index: int, split: Split, *, closeup: bool | None = None) -> Sample:
+@dataclass(frozen=True)
+class PhotoKind:
+    """What a dataset's photos look like: how many are close-ups, at which image sizes.
+
+    The default is the detector's first dataset: a quarter close-ups (a few cards filling
+    a hand-held photo), the rest whole tables, at the layouts' own small sizes (640 px).
+    ``sizes`` (width, height) replaces those: one is drawn per image.
+    """
+
+    closeups: float = CLOSEUP_FRACTION
+    sizes: tuple[tuple[int, int], ...] = ()
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.closeups <= 1:
+            raise ValueError("the close-up fraction must lie in 0..1")
+        if any(w < 64 or h < 64 for w, h in self.sizes):
+            raise ValueError("image sizes must be at least 64 x 64")
+
+
+def render_sample(
+    seed: int, index: int, split: Split, *, closeup: bool | None = None, kind: PhotoKind = PhotoKind()
+) -> Sample:
     """Image ``index`` of a dataset with ``seed`` (decks and surfaces of ``split``)."""
     rng = np.random.default_rng([seed, index])
     decks = installed_decks(split=split)
@@ -75,9 +96,10 @@ def render_sample(seed: int, index: int, split: Split, *, closeup: bool | None =
     w, h = faces.size
     surface = sample_surface(rng, split)
     if closeup is None:
-        closeup = bool(rng.random() < CLOSEUP_FRACTION)
+        closeup = bool(rng.random() < kind.closeups)
+    size = kind.sizes[int(rng.integers(len(kind.sizes)))] if kind.sizes else None
     make = closeup_scene if closeup else table_scene
-    scene = make(rng, surface, record.id, w / h)
+    scene = make(rng, surface, record.id, w / h, size)
     rendered = render(scene, faces, rng)
     return Sample(scene, rendered, record, scene_truth(scene, rendered, record))
 
@@ -100,9 +122,9 @@ def split_of(index: int, total: int, val: float, test: float) -> str:
     return "train" if index < n_train else "val" if index < n_train + n_val else "test"
 
 
-def _write_one(job: tuple[Path, int, int, str, bool]) -> tuple[str, str, int, list[list[str]]]:
-    out, seed, index, split_name, crops = job
-    sample = render_sample(seed, index, SPLITS[split_name])
+def _write_one(job: tuple[Path, int, int, str, bool, PhotoKind]) -> tuple[str, str, int, list[list[str]]]:
+    out, seed, index, split_name, crops, kind = job
+    sample = render_sample(seed, index, SPLITS[split_name], kind=kind)
     name = f"{index:06d}"
     cam = sample.scene.camera
     img_path = out / "images" / split_name / f"{name}.jpg"
@@ -140,6 +162,7 @@ def write_dataset(
     test: float = 0.1,
     workers: int = 1,
     crops: bool = True,
+    kind: PhotoKind = PhotoKind(),
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, object]:
     """Render ``images`` scenes into ``out``; returns the summary written to synth.json."""
@@ -149,7 +172,7 @@ def write_dataset(
         installed_decks(split=split)  # fails early, with the install command, when missing
         for sub in ("images", "labels", "counts", "truth", "crops"):
             (out / sub / split_name).mkdir(parents=True, exist_ok=True)
-    jobs = [(out, seed, i, split_of(i, images, val, test), crops) for i in range(images)]
+    jobs = [(out, seed, i, split_of(i, images, val, test), crops, kind) for i in range(images)]
     crop_rows: dict[str, list[list[str]]] = {s: [] for s in SPLITS}
     per_split = dict.fromkeys(SPLITS, 0)
     labels = 0
@@ -166,6 +189,8 @@ def write_dataset(
     write_data_yaml(out)
     summary: dict[str, object] = {
         "seed": seed,
+        "closeups": kind.closeups,
+        "sizes": [list(size) for size in kind.sizes],
         "images": per_split,
         "labels": labels,
         "index_crops": {s: len(r) for s, r in crop_rows.items()},

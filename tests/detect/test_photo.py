@@ -153,3 +153,34 @@ def test_enlarged_scales_every_box() -> None:
 
 def _area(quad: npt.NDArray[np.float64]) -> float:
     return float(abs(cv2.contourArea(quad.astype(np.float32))))
+
+
+def _close_up_of_the_nine(
+    scale: float, lean: float = 0.0
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.float64]]:
+    """The zone crop's 9 of hearts alone, enlarged ``scale`` times as a close-up photo shows it,
+    its far side ``lean`` shorter (a camera tilted towards the card), and its true outline."""
+    zone = read_image(ZONE)
+    nine = next(quad for name, quad in _cards_of_zone() if name == "9h") - MARGIN
+    x1, y1, x2, y2 = 0, 0, 100, 130  # the card (x 11-70, y 20-109) with table around it
+    cut = zone[y1:y2, x1:x2]
+    w, h = (x2 - x1) * scale, (y2 - y1) * scale
+    src = np.array([[0, 0], [x2 - x1, 0], [x2 - x1, y2 - y1], [0, y2 - y1]], np.float32)
+    dst = np.array([[lean * w / 2, 0], [w - lean * w / 2, 0], [w, h], [0, h]], np.float32)
+    warp = cv2.getPerspectiveTransform(src, dst)
+    image = cv2.warpPerspective(
+        cut, warp, (round(w), round(h)), flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE
+    )
+    outline = cv2.perspectiveTransform(nine.reshape(1, -1, 2).astype(np.float32), warp).reshape(-1, 2)
+    return np.asarray(image, np.uint8), np.asarray(outline, np.float64)
+
+
+@pytest.mark.parametrize(("scale", "lean"), [(6.0, 0.0), (9.0, 0.3)])
+def test_a_card_filling_most_of_a_close_up_is_found_and_read(
+    photo: PhotoDetector, scale: float, lean: float
+) -> None:
+    """A hand-held close-up: one card 530-800 px long (after the shrink to 1,280 px), seen
+    straight down or from a camera leaning towards it."""
+    image, outline = _close_up_of_the_nine(scale, lean)
+    found = photo.detect(image, "close-up")
+    assert any(c.card == "9h" and _on(c, outline) for c in found.cards), found.cards

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import cv2
 import pytest
 
 from assistant.synth.labels import CLASS_ID, CLASS_NAMES
@@ -113,3 +114,53 @@ def test_dataset_command_rejects_bad_arguments_in_one_line(tmp_path: Path) -> No
     assert proc.returncode == 1
     assert "--images must be at least 1" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_a_photo_set_of_close_ups_is_drawn_at_the_sizes_asked_for(tmp_path: Path) -> None:
+    """`--closeups 1 --sizes ...`: every image a hand-held close-up of a few cards, at one of the sizes."""
+    out = tmp_path / "photos"
+    proc = subprocess.run(
+        [
+            *(sys.executable, "-m", "assistant", "synth", "dataset", "--out", str(out), "--images", "4"),
+            *("--seed", "5", "--val", "0", "--test", "0.5", "--no-crops"),
+            *("--closeups", "1", "--sizes", "1280x960,720x1280"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    truths = [json.loads(p.read_text()) for p in sorted(out.glob("truth/*/*.json"))]
+    assert len(truths) == 4
+    for truth in truths:
+        assert tuple(truth["size"]) in {(1280, 960), (720, 1280)}
+        image = cv2.imread(str(next(out.glob(f"images/*/{truth['image']}"))))
+        assert (image.shape[1], image.shape[0]) == tuple(truth["size"])
+        # a close-up: one to six face-up cards (and at most one back), no whole table of hands
+        cards = [o for o in truth["objects"] if o["kind"] == "card"]
+        assert 1 <= len(cards) <= 6
+    summary = json.loads((out / "synth.json").read_text())
+    assert summary["closeups"] == 1.0 and summary["sizes"] == [[1280, 960], [720, 1280]]
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (("--closeups", "1.5"), "--closeups must be a fraction from 0 to 1"),
+        (("--sizes", "12x9"), "camera size"),
+    ],
+)
+def test_photo_kind_arguments_out_of_range_are_refused(
+    tmp_path: Path, extra: tuple[str, str], message: str
+) -> None:
+    command = [sys.executable, "-m", "assistant", "synth", "dataset", "--out", str(tmp_path), "--images", "2"]
+    proc = subprocess.run(
+        [*command, *extra],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert proc.returncode != 0
+    assert message in proc.stderr
