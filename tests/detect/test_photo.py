@@ -14,6 +14,7 @@ from assistant.detect.backends import box_iou
 from assistant.detect.photo import (
     PhotoDetector,
     back_to_photo,
+    box_corners,
     enlarged,
     map_points,
     quad_iou,
@@ -160,12 +161,10 @@ def _close_up_of_the_nine(
 ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.float64]]:
     """The zone crop's 9 of hearts alone, enlarged ``scale`` times as a close-up photo shows it,
     its far side ``lean`` shorter (a camera tilted towards the card), and its true outline."""
-    zone = read_image(ZONE)
+    cut = read_image(ZONE)[:130, :100]  # the card (x 11-70, y 20-109) with table around it
     nine = next(quad for name, quad in _cards_of_zone() if name == "9h") - MARGIN
-    x1, y1, x2, y2 = 0, 0, 100, 130  # the card (x 11-70, y 20-109) with table around it
-    cut = zone[y1:y2, x1:x2]
-    w, h = (x2 - x1) * scale, (y2 - y1) * scale
-    src = np.array([[0, 0], [x2 - x1, 0], [x2 - x1, y2 - y1], [0, y2 - y1]], np.float32)
+    w, h = cut.shape[1] * scale, cut.shape[0] * scale
+    src = box_corners((0.0, 0.0, float(cut.shape[1]), float(cut.shape[0]))).astype(np.float32)
     dst = np.array([[lean * w / 2, 0], [w - lean * w / 2, 0], [w, h], [0, h]], np.float32)
     warp = cv2.getPerspectiveTransform(src, dst)
     image = cv2.warpPerspective(
@@ -179,7 +178,7 @@ def _close_up_of_the_nine(
 def test_a_card_filling_most_of_a_close_up_is_found_and_read(
     photo: PhotoDetector, scale: float, lean: float
 ) -> None:
-    """A hand-held close-up: one card 530-800 px long (after the shrink to 1,280 px), seen
+    """A hand-held close-up: one card 530-800 px long in a photo under 1,280 px, seen
     straight down or from a camera leaning towards it."""
     image, outline = _close_up_of_the_nine(scale, lean)
     found = photo.detect(image, "close-up")
