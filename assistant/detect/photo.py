@@ -24,6 +24,11 @@ any in-plane angle, so :class:`PhotoDetector` brings each card into that view fi
    the axis-aligned box of the card's outline there. (A card read from stage-1 indices
    is not read again at its searched corners here, as it is in a zone crop: on the
    validation renders that second reading cost more than it gave.)
+4. **Report**: a card lying inside a bigger card read more surely is part of it (in a
+   close-up a pip or a court picture, enlarged to zone size, can read as a card) and
+   goes; a card at least ``sure_size`` px long was read from a patch at full zone-crop
+   detail, where right readings are mostly sure, so it needs ``sure_confidence``; a
+   smaller one, read from an enlarged and blurred patch, needs ``min_confidence``.
 
 Face-down cards and chip stacks found in the sweep are mapped back too (best effort:
 the chip count is read in the view where the stack was found).
@@ -88,6 +93,15 @@ class PhotoSettings:
     refit_off: float = 0.1  # a card read this far off its place (share of its size) is read again
     patch_iou: float = 0.5  # a card read in a patch is the one where it overlaps the card's place so
     min_confidence: float = 0.3  # a card read less sure than this is left out
+    #: a card whose box is at least ``sure_size`` px long in the photo as searched (after
+    #: ``max_side``) was read from a patch at full zone-crop detail, where a right reading
+    #: is mostly sure: it needs this
+    sure_confidence: float = 0.6
+    sure_size: float = 100.0
+    #: a card lying this much inside a surer card's box at least ``part_size`` times as long
+    #: is a part of that card (a pip, an index or a picture read as a card) and goes
+    part_inside: float = 0.6
+    part_size: float = 1.6
     back_iou: float = 0.5  # a face-down box overlapping a read card this much is that card
 
 
@@ -328,7 +342,8 @@ class PhotoDetector:
                     Card(best.card, bounds(back_to_photo(m, best.box), image.shape), best.confidence)
                 )
         # one card read twice (from two views) counts once, as do boxes that nearly coincide
-        return suppress_duplicates(cards, same_card_iou=SAME_CARD_IOU)
+        cards = suppress_duplicates(cards, same_card_iou=SAME_CARD_IOU)
+        return reported(without_parts(cards, self.settings), self.settings)
 
     def _refit(self, image: Image, m: Affine, card: Card) -> tuple[Affine, Card]:
         """Where a card read in a patch is off its place (the sweep's box was too big, too
@@ -377,6 +392,51 @@ class PhotoDetector:
         return [
             ChipStack(self._chips[c.cls], count_of[id(c)], bounds(c.quad, image.shape), c.conf) for c in kept
         ]
+
+
+def long_side(box: BoxT) -> float:
+    return max(box[2] - box[0], box[3] - box[1])
+
+
+def inside_share(a: BoxT, b: BoxT) -> float:
+    """The share of box ``a``'s area that lies inside box ``b``."""
+    w = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    h = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    return w * h / max((a[2] - a[0]) * (a[3] - a[1]), 1e-9)
+
+
+def without_parts(cards: list[Card], settings: PhotoSettings) -> list[Card]:
+    """``cards`` less those that are part of a bigger card read more surely: in a close-up a
+    pip, an index or a court picture, enlarged to zone size, can read as a card of its own.
+
+    >>> big = Card("9h", (100.0, 100.0, 400.0, 520.0), 0.9)
+    >>> pip = Card("Ah", (150.0, 150.0, 230.0, 260.0), 0.5)
+    >>> [c.card for c in without_parts([big, pip], PhotoSettings())]
+    ['9h']
+    """
+    return [
+        card
+        for card in cards
+        if not any(
+            other.confidence >= card.confidence
+            and long_side(other.box) >= settings.part_size * long_side(card.box)
+            and inside_share(card.box, other.box) >= settings.part_inside
+            for other in cards
+            if other is not card
+        )
+    ]
+
+
+def reported(cards: list[Card], settings: PhotoSettings) -> list[Card]:
+    """The cards sure enough to report: a big card needs ``sure_confidence``, others
+    ``min_confidence`` (a small card is read from an enlarged, blurred patch, where right
+    readings are often unsure too)."""
+    return [
+        c
+        for c in cards
+        if c.confidence
+        >= (settings.sure_confidence if long_side(c.box) >= settings.sure_size else settings.min_confidence)
+    ]
 
 
 def enlarged(d: Detection, k: float) -> Detection:

@@ -13,13 +13,16 @@ import pytest
 from assistant.detect.backends import box_iou
 from assistant.detect.photo import (
     PhotoDetector,
+    PhotoSettings,
     back_to_photo,
     box_corners,
     enlarged,
     map_points,
     quad_iou,
+    reported,
     turned_size,
     view_transform,
+    without_parts,
 )
 from assistant.detect.pipeline import MODELS_DIR, Card, CardDetector, Detection, read_image
 
@@ -183,3 +186,34 @@ def test_a_card_filling_most_of_a_close_up_is_found_and_read(
     image, outline = _close_up_of_the_nine(scale, lean)
     found = photo.detect(image, "close-up")
     assert any(c.card == "9h" and _on(c, outline) for c in found.cards), found.cards
+
+
+def test_a_card_lying_inside_a_bigger_surer_card_is_part_of_it_and_goes() -> None:
+    nine = Card("9h", (100.0, 100.0, 400.0, 520.0), 0.9)  # 420 px long
+    pip = Card("Ah", (150.0, 150.0, 230.0, 260.0), 0.5)  # a pip area read as an ace
+    index = Card("9s", (95.0, 90.0, 160.0, 190.0), 0.4)  # its index, mostly inside
+    assert without_parts([nine, pip, index], PhotoSettings()) == [nine]
+
+
+def test_a_part_read_more_surely_than_the_card_around_it_stays() -> None:
+    # the bigger read is no surer, so nothing says which of the two is the card
+    big = Card("Kc", (100.0, 100.0, 400.0, 520.0), 0.5)
+    small = Card("7d", (150.0, 150.0, 230.0, 260.0), 0.8)
+    assert without_parts([big, small], PhotoSettings()) == [big, small]
+
+
+def test_cards_of_a_fanned_row_are_all_kept() -> None:
+    # same size, each overlapping the next by half: none is part of another
+    row = [
+        Card(n, (100.0 + 60 * k, 100.0, 220.0 + 60 * k, 270.0), 0.9 - 0.1 * k)
+        for k, n in enumerate(["2h", "3h", "4h"])
+    ]
+    assert without_parts(row, PhotoSettings()) == row
+
+
+def test_a_big_card_is_reported_only_from_the_surer_bar() -> None:
+    settings = PhotoSettings(min_confidence=0.3, sure_confidence=0.6, sure_size=100.0)
+    small_unsure = Card("Qd", (10.0, 10.0, 50.0, 70.0), 0.35)  # 60 px: read from an enlarged patch
+    big_unsure = Card("Qs", (100.0, 100.0, 190.0, 230.0), 0.55)  # 130 px
+    big_sure = Card("Js", (300.0, 100.0, 390.0, 230.0), 0.65)
+    assert reported([small_unsure, big_unsure, big_sure], settings) == [small_unsure, big_sure]
