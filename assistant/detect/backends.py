@@ -36,6 +36,13 @@ def box_iou(a: Sequence[float], b: Sequence[float]) -> float:
     return inter / union if union > 0 else 0.0
 
 
+def inside_share(a: Sequence[float], b: Sequence[float]) -> float:
+    """The share of box ``a``'s area that lies inside box ``b``."""
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    return float(ix * iy / max((a[2] - a[0]) * (a[3] - a[1]), 1e-6))
+
+
 @dataclass
 class Boxes:
     """Detections of one image: ``xyxy`` (N, 4) pixels, ``conf`` (N,), ``cls`` (N,)."""
@@ -78,14 +85,10 @@ class Boxes:
         for rank, i in enumerate(order):
             if int(self.cls[i]) not in classes:
                 continue
-            x1, y1, x2, y2 = self.xyxy[i]
-            area = max(1e-6, float((x2 - x1) * (y2 - y1)))
             for j in order[:rank]:
                 if not keep[j] or int(self.cls[j]) not in classes:
                     continue
-                ix = min(x2, self.xyxy[j, 2]) - max(x1, self.xyxy[j, 0])
-                iy = min(y2, self.xyxy[j, 3]) - max(y1, self.xyxy[j, 1])
-                if ix > 0 and iy > 0 and ix * iy / area > share:
+                if inside_share(self.xyxy[i], self.xyxy[j]) > share:
                     keep[i] = False
                     break
         return self.select(keep)

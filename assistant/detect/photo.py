@@ -48,7 +48,14 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from assistant.detect.backends import Boxes, OnnxDetector, UltralyticsDetector, box_iou, input_size
+from assistant.detect.backends import (
+    Boxes,
+    OnnxDetector,
+    UltralyticsDetector,
+    box_iou,
+    input_size,
+    inside_share,
+)
 from assistant.detect.pipeline import (
     MODELS_DIR,
     Card,
@@ -396,13 +403,6 @@ class PhotoDetector:
 
 def long_side(box: BoxT) -> float:
     return max(box[2] - box[0], box[3] - box[1])
-
-
-def inside_share(a: BoxT, b: BoxT) -> float:
-    """The share of box ``a``'s area that lies inside box ``b``."""
-    w = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    h = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    return w * h / max((a[2] - a[0]) * (a[3] - a[1]), 1e-9)
 
 
 def without_parts(cards: list[Card], settings: PhotoSettings) -> list[Card]:
