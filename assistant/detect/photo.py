@@ -344,11 +344,9 @@ class PhotoDetector:
             if not found:
                 continue
             m, best = self._refit(image, *max(found, key=lambda r: r[1].confidence))
-            if best.confidence >= self.settings.min_confidence:
-                cards.append(
-                    Card(best.card, bounds(back_to_photo(m, best.box), image.shape), best.confidence)
-                )
-        # one card read twice (from two views) counts once, as do boxes that nearly coincide
+            cards.append(Card(best.card, bounds(back_to_photo(m, best.box), image.shape), best.confidence))
+        # one card read twice (from two views) counts once, as do boxes that nearly coincide;
+        # the bars for reporting are applied once, last (an unsure card only ever yields to surer ones)
         cards = suppress_duplicates(cards, same_card_iou=SAME_CARD_IOU)
         return reported(without_parts(cards, self.settings), self.settings)
 
