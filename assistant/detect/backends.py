@@ -192,13 +192,9 @@ class OnnxDetector(_SizedStage1):
         threads: int = 0,
         min_scale: float | None = None,
     ) -> None:
-        import onnxruntime as ort
+        from assistant.detect.cpu_sessions import cpu_session
 
-        options = ort.SessionOptions()
-        if threads:
-            options.intra_op_num_threads = threads
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        self.session = cpu_session(path, threads)
         self.input = self.session.get_inputs()[0].name
         meta = self.session.get_modelmeta().custom_metadata_map
         self.names = _names_from_meta(meta)

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from assistant.detect.cpu_sessions import cpu_session
 from assistant.detect.crops import Box, batch_crops, strip_crop
 
 INDEX_CROP_SCALE = 1.15  # the crop the reader saw in training (see reader_data)
@@ -57,12 +58,7 @@ class OnnxReader:
     """
 
     def __init__(self, path: Path, threads: int = 0, views: CropViews | None = None) -> None:
-        import onnxruntime as ort
-
-        options = ort.SessionOptions()
-        if threads:
-            options.intra_op_num_threads = threads
-        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        self.session = cpu_session(path, threads)
         inp = self.session.get_inputs()[0]
         self.input = inp.name
         self.size = int(inp.shape[2])
