@@ -8,6 +8,7 @@ runs stage 1 from ``detector.pt`` instead.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,11 +67,16 @@ ZONE_INDEX_CONF = 0.15
 ZONE_MIN_CARD_PX = (40.0, 60.0)
 #: In zone crops every corner index is read in these views, the readings averaged: the
 #: crop 1.05, 1.15 (as trained) and 1.3 times the box, each moved by up to 0.04 of the
-#: box (a pixel) each way. Chosen on the validation decks (see models/README.md).
+#: box (a pixel) each way; but an index read at least 0.9 sure in the trained view alone
+#: keeps that reading. Chosen on the validation decks (see models/README.md).
 ZONE_INDEX_VIEWS = CropViews(
     scales=(1.05, 1.15, 1.3),
     shifts=tuple((dx, dy) for dx in (-0.04, 0.0, 0.04) for dy in (-0.04, 0.0, 0.04)),
+    enough=0.9,
 )
+#: In an upright zone crop, a card read from its stage-1 indices less surely than this is
+#: read again with its searched corners (:meth:`CardDetector._with_searched_corners`).
+REREAD_BELOW = 0.8
 DEFAULT_CONF = 0.1  # stage-1 confidence threshold (chosen on held-out F1, see models/README.md)
 INDEX_CONTAINED = 0.6  # an index box this much inside a surer one is the same index again
 DUPLICATE_IOU = 0.8
@@ -95,6 +101,12 @@ STAGE1_MIN_INDEX = 0.5
 #: close (in index heights) to a read index's top-left is that face-up card: backs have
 #: no index (a court card's picture can pass for a back's pattern).
 BACK_INDEX_REACH = 0.6
+
+
+def _reading(card: ReadCard, probs: dict[str, npt.NDArray[np.float32]]) -> float:
+    """How sure ``card`` is, read from its indices alone (its box's confidence left out)."""
+    members = list(card.indices)
+    return read_card(probs["rank"][members], probs["suit"][members])[1]
 
 
 class ModelMissingError(FileNotFoundError):
@@ -354,6 +366,12 @@ class CardDetector:
             index_views=ZONE_INDEX_VIEWS,
         )
 
+    def reading_in(self, views: CropViews) -> CardDetector:
+        """This detector with its index reader reading in ``views`` (the same models)."""
+        twin = copy.copy(self)
+        twin.index_reader = self.index_reader.in_views(views)
+        return twin
+
     def detect_file(self, path: Path) -> Detection:
         return self.detect(read_image(path), str(path))
 
@@ -506,8 +524,9 @@ class CardDetector:
     ) -> Detection:
         """Stage 2 over stage-1 ``boxes``: read indices, group them, count chips.
 
-        ``reread`` (upright crops): a card read from its stage-1 indices is read again with
-        its searched corners (:meth:`_with_searched_corners`). The photo search leaves it
+        ``reread`` (upright crops): a card read from its stage-1 indices less surely than
+        ``REREAD_BELOW`` is read again with its searched corners
+        (:meth:`_with_searched_corners`); a surer reading stands as it is. The photo search leaves it
         out: in its patches, where a card's box is only as good as the sweep's fit, the
         second reading cost more than it gave (``models/README.md``).
         """
@@ -546,7 +565,7 @@ class CardDetector:
                 first = min(c.indices, key=lambda i: float(indices.xyxy[i][0]))
                 index = tuple(float(v) for v in indices.xyxy[first])
                 card = Card(c.card, c.box, c.confidence, index=index)  # type: ignore[arg-type]
-                if reread and self.upright and c.card_box >= 0:
+                if reread and self.upright and c.card_box >= 0 and _reading(c, probs) < REREAD_BELOW:
                     card = self._with_searched_corners(image, card, c, cards, probs)
                 if card.confidence >= self.min_card_confidence:
                     out.cards.append(card)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import copy
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +15,9 @@ from assistant.detect.crops import Box, batch_crops, strip_crop
 
 INDEX_CROP_SCALE = 1.15  # the crop the reader saw in training (see reader_data)
 
+#: A reader's output: probabilities per head, (N, classes) each.
+Probs = dict[str, npt.NDArray[np.float32]]
+
 
 @dataclass(frozen=True)
 class CropViews:
@@ -23,14 +27,21 @@ class CropViews:
     by ``shift`` (x, y) times that side. A printed index reads alike in every view; a
     reading that hangs on one pixel's worth of framing does not, and averaging evens it out.
     The default is the single view the reader was trained on.
+
+    ``enough``: a box whose reading in the trained view alone is at least this sure (the
+    product of the heads' top probabilities) keeps that reading, and only the others are
+    read in every view. ``None``: every box is read in every view.
     """
 
     scales: tuple[float, ...] = (INDEX_CROP_SCALE,)
     shifts: tuple[tuple[float, float], ...] = ((0.0, 0.0),)
+    enough: float | None = None
 
     def __post_init__(self) -> None:
         if not self.scales or not self.shifts or min(self.scales) <= 0:
             raise ValueError("crop views need at least one positive scale and one shift")
+        if self.enough is not None and not 0 < self.enough <= 1:
+            raise ValueError("enough must be a probability in (0, 1]")
 
     def __len__(self) -> int:
         return len(self.scales) * len(self.shifts)
@@ -44,10 +55,26 @@ class CropViews:
         return np.stack(out)
 
 
+#: The one view the reader was trained on.
+TRAINED_VIEW = CropViews()
+
+
+def sureness(probs: Probs) -> npt.NDArray[np.float32]:
+    """How sure each reading is: the product of its heads' top probabilities, (N,)."""
+    sure = np.ones(len(next(iter(probs.values()))), np.float32)
+    for p in probs.values():
+        sure *= p.max(1)
+    return sure
+
+
 def _shifted(box: Box, dx: float, dy: float) -> tuple[float, float, float, float]:
     x1, y1, x2, y2 = (float(v) for v in box)
     side = max(x2 - x1, y2 - y1, 1.0)
     return (x1 + dx * side, y1 + dy * side, x2 + dx * side, y2 + dy * side)
+
+
+#: Reads boxes in the given views: ``read(views, boxes)``.
+_ViewsReading = Callable[[CropViews, Sequence[Box]], Probs]
 
 
 class OnnxReader:
@@ -65,6 +92,12 @@ class OnnxReader:
         self.width = int(inp.shape[3])
         self.heads = tuple(o.name for o in self.session.get_outputs())
         self.views = views or CropViews()
+
+    def in_views(self, views: CropViews) -> OnnxReader:
+        """This reader reading in ``views`` (the same session: nothing is loaded again)."""
+        twin = copy.copy(self)
+        twin.views = views
+        return twin
 
     def read(self, image: npt.NDArray[np.uint8], boxes: Sequence[Box]) -> dict[str, npt.NDArray[np.float32]]:
         """Probabilities per head, (N, classes), for the crops of ``boxes``."""
@@ -89,8 +122,11 @@ class OnnxReader:
 
         ``views`` replaces the reader's own for this call.
         """
-        crops = (views or self.views).crops(image, boxes, self.size)
-        return self._averaged(np.rot90(crops, turns, axes=(2, 3)))
+        return self._in_views(
+            views or self.views,
+            boxes,
+            lambda v, b: self._averaged(np.rot90(v.crops(image, b, self.size), turns, axes=(2, 3))),
+        )
 
     def read_any_turn(
         self, image: npt.NDArray[np.uint8], boxes: Sequence[Box]
@@ -101,7 +137,24 @@ class OnnxReader:
         (product of the heads' top probabilities) is kept. Upside down, a printed index
         has its pip above the rank, which the reader never saw upright, so 6 and 9 part.
         """
-        views = self.views.crops(image, boxes, self.size)
+        return self._in_views(self.views, boxes, lambda v, b: self._surest_turn(v.crops(image, b, self.size)))
+
+    def _in_views(self, views: CropViews, boxes: Sequence[Box], read: _ViewsReading) -> Probs:
+        """``read(views, boxes)``; with ``views.enough`` set, first ``read`` in the trained
+        view alone, then again in every view for the boxes read less surely than that."""
+        if views.enough is None or len(views) == 1 or len(boxes) == 0:
+            return read(views, boxes)
+        probs = read(TRAINED_VIEW, boxes)
+        unsure = np.flatnonzero(sureness(probs) < views.enough)
+        if len(unsure):
+            more = read(views, [boxes[int(i)] for i in unsure])
+            for head, p in probs.items():
+                p[unsure] = more[head]
+        return probs
+
+    def _surest_turn(self, views: npt.NDArray[np.uint8]) -> Probs:
+        """Probabilities per head of (views, N, H, W, 3), averaged over the views, in the
+        quarter turn of each box whose reading is surest."""
         n = views.shape[1]
         if n == 0:
             return self._run(views[0])
@@ -110,10 +163,7 @@ class OnnxReader:
             np.concatenate([np.rot90(views, k, axes=(2, 3)) for k in range(4)]).reshape(-1, *views.shape[2:])
         )
         probs = {h: p.reshape(4, v, n, -1).mean(1).reshape(4 * n, -1) for h, p in turned.items()}
-        sure = np.ones((4, n), np.float32)
-        for p in probs.values():
-            sure *= p.max(1).reshape(4, n)
-        best = sure.argmax(0)
+        best = sureness(probs).reshape(4, n).argmax(0)
         pick = best * n + np.arange(n)
         return {h: p[pick] for h, p in probs.items()}
 

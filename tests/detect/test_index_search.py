@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -12,14 +13,21 @@ from assistant.detect.backends import box_iou
 from assistant.detect.corners import upright_index_boxes, upright_index_candidates
 from assistant.detect.grouping import read_card
 from assistant.detect.labels import RANKS, SUITS
-from assistant.detect.pipeline import MODELS_DIR, SEARCH_VIEWS, CardDetector, read_image
+from assistant.detect.pipeline import (
+    MODELS_DIR,
+    SEARCH_VIEWS,
+    ZONE_INDEX_VIEWS,
+    CardDetector,
+    read_image,
+)
 from assistant.synth.decks import load_records
 
 FIXTURES = Path(__file__).parent / "fixtures"
 #: kde-nicu-white (a validation deck): indices 31 mm tall, which stage 1 at its size misses
 NICU = FIXTURES / "rescan" / "00124_0394_seat4.cards.jpg"
 NICU_9D = (5.4, 19.3, 63.7, 106.0)  # stage 1's box of the 9d, the leftmost card of the row
-#: gnome-tango (a validation deck): stage 1 finds the 8c's top-left index, but reads it as a 10
+#: gnome-tango (a validation deck): stage 1 finds the 8c's top-left index, but boxes it so that
+#: it reads as a 10 in the average of every view
 TANGO = FIXTURES / "search" / "s601-00003_0070_seat3.cards.jpg"
 
 
@@ -60,19 +68,35 @@ def test_a_big_index_that_stage_1_missed_is_read_where_the_search_finds_it(zones
     assert card is not None and card.card == "9d" and card.confidence > 0.8 and card.by_geometry
 
 
-def test_a_card_whose_stage_1_index_is_misread_is_read_again_with_its_searched_corners(
-    zones: CardDetector,
-) -> None:
-    """Stage 1 boxes the 8c's top-left index so that it reads as the 10 of clubs alone;
-    with the corners searched at the design's index size the card reads 8c, surely."""
+def test_a_card_whose_stage_1_index_is_misread_is_read_again_with_its_searched_corners() -> None:
+    """Read in all 27 views, stage 1's box of the 8c's top-left index reads as the 10 of
+    clubs, and the card as Tc, unsure; with the corners searched at the design's index
+    size the card reads 8c, surely."""
     truth = json.loads(TANGO.with_suffix(".json").read_text())
     assert [o["card"] for o in truth["objects"] if o["kind"] == "card" and o["labelled"]] == ["8c"]
     image = read_image(TANGO)
-    found = zones.detect(image)
-    eight = [c for c in found.cards if c.card == "8c"]
+    every_view = CardDetector.for_zones(MODELS_DIR)
+    every_view.index_reader.views = replace(ZONE_INDEX_VIEWS, enough=None)
+    unsearched = every_view.detect(image, reread=False).cards
+    assert [c.card for c in unsearched] == ["Tc"]
+    eight = [c for c in every_view.detect(image).cards if c.card == "8c"]
     assert len(eight) == 1 and eight[0].index is not None and not eight[0].by_geometry
-    alone = zones.index_reader.read_turned(image, [eight[0].index], 0)
+    alone = every_view.index_reader.read_turned(image, [eight[0].index], 0)
     assert RANKS[int(alone["rank"][0].argmax())] + SUITS[int(alone["suit"][0].argmax())] == "Tc"
     assert eight[0].confidence > 0.8
-    # the photo search's patches read a card from its stage-1 indices only
-    assert "8c" not in [c.card for c in zones.detect(image, reread=False).cards]
+
+
+def test_a_card_read_surely_from_its_stage_1_indices_is_not_searched_again(
+    zones: CardDetector, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the shipped views (an index read surely in the trained view keeps that
+    reading) the same 8c reads right from its stage-1 indices, at least REREAD_BELOW
+    sure, so its corners are not searched."""
+    image = read_image(TANGO)
+    searched: list[str] = []
+    reread = zones._with_searched_corners
+    monkeypatch.setattr(zones, "_with_searched_corners", lambda *a: searched.append(a[1].card) or reread(*a))
+    cards = zones.detect(image).cards
+    assert [c.card for c in cards] == ["8c"] and searched == []
+    monkeypatch.setattr("assistant.detect.pipeline.REREAD_BELOW", 1.01)  # every card searched again
+    assert [c.card for c in zones.detect(image).cards] == ["8c"] and searched == ["8c"]

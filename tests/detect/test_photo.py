@@ -12,6 +12,7 @@ import pytest
 
 from assistant.detect.backends import box_iou
 from assistant.detect.photo import (
+    PHOTO_INDEX_VIEWS,
     PhotoDetector,
     PhotoSettings,
     back_to_photo,
@@ -24,7 +25,7 @@ from assistant.detect.photo import (
     view_transform,
     without_parts,
 )
-from assistant.detect.pipeline import MODELS_DIR, Card, CardDetector, Detection, read_image
+from assistant.detect.pipeline import MODELS_DIR, ZONE_INDEX_VIEWS, Card, CardDetector, Detection, read_image
 
 ZONE = Path(__file__).parent / "fixtures" / "zones" / "00062_0440_seat1.cards.jpg"  # 9h, 4d, 6h
 MARGIN = 60  # px of table added around the zone crop
@@ -217,3 +218,16 @@ def test_a_big_card_is_reported_only_from_the_surer_bar() -> None:
     big_unsure = Card("Qs", (100.0, 100.0, 190.0, 230.0), 0.55)  # 130 px
     big_sure = Card("Js", (300.0, 100.0, 390.0, 230.0), 0.65)
     assert reported([small_unsure, big_unsure, big_sure], settings) == [small_unsure, big_sure]
+
+
+def test_the_photo_search_reads_every_index_in_all_the_zone_views() -> None:
+    """The camera pipeline reads an index sure in the trained view from that view alone;
+    the photo search reads all 27 (it reported fewer wrong cards so), on the same models,
+    and leaves the detector it was given as it was."""
+    zones = CardDetector.for_zones(MODELS_DIR)
+    photo = PhotoDetector(zones)
+    assert zones.index_reader.views == ZONE_INDEX_VIEWS and ZONE_INDEX_VIEWS.enough is not None
+    assert photo.zones.index_reader.views == PHOTO_INDEX_VIEWS
+    assert PHOTO_INDEX_VIEWS.enough is None and len(PHOTO_INDEX_VIEWS) == len(ZONE_INDEX_VIEWS) == 27
+    assert photo.zones.index_reader.session is zones.index_reader.session
+    assert photo.zones.detector is zones.detector

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 from assistant.detect.crops import batch_crops
 from assistant.detect.pipeline import INDEX_READER, MODELS_DIR, ZONE_INDEX_VIEWS, CardDetector, read_image
 from assistant.detect.reader_data import quad_box
-from assistant.detect.readers import INDEX_CROP_SCALE, CropViews, OnnxReader
+from assistant.detect.readers import INDEX_CROP_SCALE, CropViews, OnnxReader, sureness
 
 RESCAN = Path(__file__).parent / "fixtures" / "rescan" / "00124_0394_seat4.cards.json"
 
@@ -71,6 +72,37 @@ def test_a_reading_in_any_turn_averages_the_views_of_each_turn_before_choosing_o
     upright = reader.read_turned(image, boxes, 0)  # these indices stand upright
     np.testing.assert_allclose(any_turn["rank"], upright["rank"], atol=1e-5)
     assert reader.read_any_turn(image, [])["rank"].shape[0] == 0
+
+
+def test_a_box_read_surely_in_the_trained_view_keeps_that_reading_and_the_others_are_read_in_every_view(
+    zone,
+) -> None:
+    image, boxes = zone
+    reader = OnnxReader(MODELS_DIR / INDEX_READER)
+    every = replace(ZONE_INDEX_VIEWS, enough=None)
+    trained = reader.read_turned(image, boxes, 0, CropViews())
+    averaged = reader.read_turned(image, boxes, 0, every)
+    sure = sureness(trained)
+    enough = float(np.median(sure))  # half the boxes sure enough, half not
+    mixed = reader.read_turned(image, boxes, 0, replace(every, enough=enough))
+    kept = sure >= enough
+    assert 0 < kept.sum() < len(boxes)
+    for head, probs in mixed.items():
+        np.testing.assert_allclose(probs[kept], trained[head][kept], atol=1e-6)
+        np.testing.assert_allclose(probs[~kept], averaged[head][~kept], atol=1e-5)
+
+
+def test_sureness_is_the_product_of_the_heads_top_probabilities() -> None:
+    probs = {"rank": np.array([[0.9, 0.1], [0.5, 0.5]]), "suit": np.array([[0.2, 0.8], [1.0, 0.0]])}
+    np.testing.assert_allclose(sureness(probs), [0.72, 0.5])
+
+
+def test_the_zone_views_read_every_view_only_for_indices_under_0_9_sure_in_the_trained_one() -> None:
+    assert ZONE_INDEX_VIEWS.enough == 0.9
+    with pytest.raises(ValueError, match="probability"):
+        CropViews(enough=0.0)
+    with pytest.raises(ValueError, match="probability"):
+        CropViews(enough=1.5)
 
 
 def test_no_boxes_read_as_no_rows_in_every_view() -> None:
