@@ -526,9 +526,9 @@ class CardDetector:
 
         ``reread`` (upright crops): a card read from its stage-1 indices less surely than
         ``REREAD_BELOW`` is read again with its searched corners
-        (:meth:`_with_searched_corners`); a surer reading stands as it is. The photo search leaves it
-        out: in its patches, where a card's box is only as good as the sweep's fit, the
-        second reading cost more than it gave (``models/README.md``).
+        (:meth:`_with_searched_corners`); a surer reading stands as it is. The photo
+        search leaves it out: in its patches, where a card's box is only as good as the
+        sweep's fit, the second reading cost more than it gave (``models/README.md``).
         """
         out = Detection(name)
         if self.min_conf > 0 and len(boxes):
