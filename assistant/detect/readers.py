@@ -81,7 +81,8 @@ class OnnxReader:
     """A reader network exported by :func:`assistant.detect.train_reader.export_reader`.
 
     ``views``: how each box is cut out; :meth:`read`, :meth:`read_turned` and
-    :meth:`read_any_turn` average the probabilities over them.
+    :meth:`read_any_turn` average the probabilities over them (with ``views.enough``, for
+    the boxes read less surely than that in the trained view alone).
     """
 
     def __init__(self, path: Path, threads: int = 0, views: CropViews | None = None) -> None:
