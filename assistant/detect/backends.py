@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from assistant.detect.cpu_sessions import cpu_session
 from assistant.detect.labels import DETECTOR_CLASSES
 
 FloatArray = npt.NDArray[np.float32]
@@ -192,8 +193,6 @@ class OnnxDetector(_SizedStage1):
         threads: int = 0,
         min_scale: float | None = None,
     ) -> None:
-        from assistant.detect.cpu_sessions import cpu_session
-
         self.session = cpu_session(path, threads)
         self.input = self.session.get_inputs()[0].name
         meta = self.session.get_modelmeta().custom_metadata_map

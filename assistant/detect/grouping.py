@@ -31,8 +31,9 @@ AGREE = 0.1  # an index joins a card whose reading has at least this share of it
 class ReadCard:
     card: str
     box: tuple[float, float, float, float]
-    confidence: float
+    confidence: float  # the card box's confidence times ``reading``
     indices: tuple[int, ...]
+    reading: float  # how sure the card is, read from its indices alone
     card_box: int = -1  # which card box it took, -1 for none
 
 
@@ -138,7 +139,7 @@ def group_cards(
             )
             det = 1.0
         cards.append(
-            ReadCard(name, box, det * p, tuple(members), c)  # type: ignore[arg-type]
+            ReadCard(name, box, det * p, tuple(members), p, c)  # type: ignore[arg-type]
         )
     return cards
 

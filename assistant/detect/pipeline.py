@@ -103,12 +103,6 @@ STAGE1_MIN_INDEX = 0.5
 BACK_INDEX_REACH = 0.6
 
 
-def _reading(card: ReadCard, probs: dict[str, npt.NDArray[np.float32]]) -> float:
-    """How sure ``card`` is, read from its indices alone (its box's confidence left out)."""
-    members = list(card.indices)
-    return read_card(probs["rank"][members], probs["suit"][members])[1]
-
-
 class ModelMissingError(FileNotFoundError):
     """A model file the detector needs is not there."""
 
@@ -565,7 +559,7 @@ class CardDetector:
                 first = min(c.indices, key=lambda i: float(indices.xyxy[i][0]))
                 index = tuple(float(v) for v in indices.xyxy[first])
                 card = Card(c.card, c.box, c.confidence, index=index)  # type: ignore[arg-type]
-                if reread and self.upright and c.card_box >= 0 and _reading(c, probs) < REREAD_BELOW:
+                if reread and self.upright and c.card_box >= 0 and c.reading < REREAD_BELOW:
                     card = self._with_searched_corners(image, card, c, cards, probs)
                 if card.confidence >= self.min_card_confidence:
                     out.cards.append(card)
