@@ -120,6 +120,10 @@ class DeviceManager:
             if isinstance(found, DeviceLink):
                 found.add_gone_listener(self._gone_listener(role))
             self._set(role, Health.CONNECTED, identity_of(found), "")
+            if role is Role.SHUFFLER and self.shuffler is not None and self.shuffler.rebooted:
+                # its BOOT came before it was attached (the link kept it for the first
+                # listener), so no fault listener could say so yet
+                self._on_shuffler_fault(EventKind.BOOT)
         if role is Role.LIGHTS and self._wanted_lights is not None:
             self.show_lights(self._wanted_lights)
         return True
@@ -188,14 +192,15 @@ class DeviceManager:
         self._wake.set()
 
     def _on_shuffler_fault(self, kind: EventKind) -> None:
-        status = self._status[Role.SHUFFLER]
         messages = {
             EventKind.JAM: "jammed: clear the card path, then press Clear",
             EventKind.EMPTY: "shoe empty: load and shuffle",
             EventKind.BOOT: "restarted: shuffle before dealing",
         }
-        if status.health is Health.CONNECTED:
-            self._set(Role.SHUFFLER, Health.CONNECTED, status.identity, messages.get(kind, ""))
+        with self._lock:  # an event on the link's thread waits for an attach in progress
+            status = self._status[Role.SHUFFLER]
+            if status.health is Health.CONNECTED:
+                self._set(Role.SHUFFLER, Health.CONNECTED, status.identity, messages.get(kind, ""))
 
     def _watch(self) -> None:
         """While a device is lost, probe every candidate port not already being probed;

@@ -227,3 +227,21 @@ def test_opening_an_uno_port_resets_the_firmware_and_hello_waits_for_it() -> Non
         open_once()  # every opening resets the board again
     finally:
         peer.stop()
+
+
+def test_a_shuffler_that_restarted_before_it_was_attached_still_asks_to_be_shuffled() -> None:
+    """Its BOOT can reach the link before the manager attaches it (a slow machine, a
+    busy search); the manager must still tell the dealer that the shoe needs a shuffle."""
+    with PtySimulator(ShufflerCore("B0075106", deal_s=0.005, shuffle_s=0.01)) as simulator:
+        link = DeviceLink.open(simulator.path)
+        manager = DeviceManager(retry_s=0.2)
+        try:
+            assert wait_for(lambda: link.stats.events >= 1, 3.0)  # the BOOT waits in the link
+            assert manager.attach(link)
+            status = manager.status(Role.SHUFFLER)
+            assert status.health is Health.CONNECTED
+            assert status.message == "restarted: shuffle before dealing"
+            shuffler = manager.shuffler
+            assert shuffler is not None and shuffler.shuffle() == 52
+        finally:
+            manager.close()
