@@ -43,18 +43,20 @@ def batch_crops(image: Image, boxes: Sequence[Box], size: int, scale: float = 1.
 
 
 #: A card's left strip as the strip reader sees it, at 1 mm per pixel: from just left of
-#: and above its top-left index, 40 mm across and 88 mm down (a whole card is 63 x 88).
+#: and above its card box's top-left corner, 40 mm across and 88 mm down (a whole card is
+#: 63 x 88): the corner index and the column of pips below it, which stay in view when
+#: the next card of a row covers the rest of the card.
 STRIP_SIZE = (40, 88)  # width, height
-STRIP_MARGIN = (5, 5)  # mm left of and above the index box's top-left corner
+STRIP_MARGIN = (5, 5)  # mm left of and above the card box's top-left corner
 
 
 def strip_crop(image: Image, box: Box, pad: int = 0) -> Image:
-    """The upright strip of a card whose top-left index is ``box``, ``pad`` px around it.
+    """The upright left strip of a card whose box is ``box``, ``pad`` px around it.
 
-    Made for upright 1 mm/px zone crops, where a card's index and its column of pips
-    below stay readable even when the next card of a row covers the rest of it.
+    Made for upright 1 mm/px zone crops. A card lying upside down shows its bottom-right
+    corner there, turned upright: its strip reads like any other.
 
-    >>> strip_crop(np.zeros((130, 280, 3), np.uint8), (10, 10, 18, 28)).shape
+    >>> strip_crop(np.zeros((130, 280, 3), np.uint8), (10, 10, 73, 98)).shape
     (88, 40, 3)
     """
     w, h = STRIP_SIZE

@@ -375,12 +375,34 @@ def fewer_unknown(crops: CropSet, keep: int, seed: int = 0) -> CropSet:
 STRIP_PAD = 6  # pixels of context around a strip, for jittering it in training
 
 
-def strip_crops(dataset: Path, split: str, min_px: float, pad: int = STRIP_PAD) -> CropSet:
+def card_turns(corners: npt.ArrayLike) -> int | None:
+    """How a card lies in its crop: 0 upright, 2 upside down (``np.rot90``'s k), None
+    sideways. ``corners``: its outline in its own reading order (top-left, top-right,
+    bottom-right, bottom-left).
+
+    >>> card_turns([[0, 0], [63, 0], [63, 88], [0, 88]]), card_turns([[63, 88], [0, 88], [0, 0], [63, 0]])
+    (0, 2)
+    >>> card_turns([[88, 0], [88, 63], [0, 63], [0, 0]]) is None
+    True
+    """
+    q = np.asarray(corners, dtype=np.float64)
+    dx, dy = q[3] - q[0]  # the card's own "down"
+    if abs(dy) < 2 * abs(dx):
+        return None
+    return 0 if dy > 0 else 2
+
+
+STRIP_MIN_VISIBLE = 0.6  # share of the corner index at the strip's top that must be in view
+STRIP_MIN_BOX = (20.0, 40.0)  # px: narrower or shorter card boxes (cut by the crop's edge) are left out
+
+
+def strip_crops(dataset: Path, split: str, pad: int = STRIP_PAD) -> CropSet:
     """Upright card strips (see :func:`~assistant.detect.crops.strip_crop`) of a zone dataset.
 
-    One per labelled corner index that stands upright in its crop (the top-left index of
-    an upright card, or the bottom-right one of a card lying upside down), ``pad`` pixels
-    of context around it. Targets are masked per deck design as for the index reader.
+    One per labelled face-up card lying upright or upside down whose corner index at its
+    box's top-left is in view, cut from the card's box with ``pad`` pixels of context
+    (for jittering it in training). Targets are masked per deck design as for the index
+    reader, by that corner.
     """
     targets = deck_targets()
     patches: list[npt.NDArray[np.uint8]] = []
@@ -392,25 +414,29 @@ def strip_crops(dataset: Path, split: str, min_px: float, pad: int = STRIP_PAD) 
         deck = truth["deck"]
         for obj in truth["objects"]:
             card = obj.get("card")
-            if obj["kind"] != "card" or not card:
+            if obj["kind"] != "card" or not card or not obj.get("labelled"):
                 continue
-            for idx in obj["indices"]:
-                if not idx["labelled"] or quarter_turns(idx["quad"]) != 0:
-                    continue
-                box = quad_box(idx["quad"])
-                if max(box[2] - box[0], box[3] - box[1]) < min_px:
-                    continue
-                rank, suit = targets.get(deck, DeckTargets()).targets(idx["corner"], card)
-                if rank == NO_TARGET and suit == NO_TARGET:
-                    continue
+            turns = card_turns(obj["corners"])
+            if turns is None:
+                continue
+            corner = "tl" if turns == 0 else "br"
+            shown = [i for i in obj["indices"] if i["corner"] == corner]
+            if not shown or shown[0]["visible"] < STRIP_MIN_VISIBLE:
+                continue
+            box = obj["box"]
+            if box[2] - box[0] < STRIP_MIN_BOX[0] or box[3] - box[1] < STRIP_MIN_BOX[1]:
+                continue
+            rank, suit = targets.get(deck, DeckTargets()).targets(corner, card)
+            if rank == NO_TARGET and suit == NO_TARGET:
+                continue
+            if image is None:
+                image = cv2.imread(str(image_path))
                 if image is None:
-                    image = cv2.imread(str(image_path))
-                    if image is None:
-                        break
-                patches.append(strip_crop(image, box, pad))
-                ranks.append(rank)
-                suits.append(suit)
-                decks.append(deck)
+                    break
+            patches.append(strip_crop(image, box, pad))
+            ranks.append(rank)
+            suits.append(suit)
+            decks.append(deck)
     if patches:
         stacked = np.stack(patches)
     else:

@@ -282,7 +282,7 @@ def train_reader(
         heads = INDEX_HEADS
 
         def make(split: str) -> CropSet:
-            return strip_crops(dataset, split, recipe.min_index_px)
+            return strip_crops(dataset, split)
     elif kind == "chips":
         heads = chip_heads(MAX_CHIPS)
 

@@ -158,23 +158,33 @@ def tiny_zones(tmp_path: Path) -> Path:
     return root
 
 
-def test_strip_reader_trains_on_zone_crops_and_reads_strips_from_index_boxes(
+def test_strip_reader_trains_on_the_left_strips_of_upright_cards_and_reads_them_from_card_boxes(
     tiny_zones: Path, tmp_path: Path
 ) -> None:
-    from assistant.detect.crops import STRIP_SIZE
-    from assistant.detect.reader_data import strip_crops
+    from assistant.detect.crops import STRIP_SIZE, strip_crop
+    from assistant.detect.reader_data import card_turns, strip_crops
     from assistant.detect.train_reader import export_reader, train_reader
 
-    crops = strip_crops(tiny_zones, "train", 6.0)
-    assert len(crops.rank) >= 8  # every upright labelled index of the four crops
+    crops = strip_crops(tiny_zones, "train")
     assert crops.patches.shape[1:] == (STRIP_SIZE[1] + 12, STRIP_SIZE[0] + 12, 3)
+    # one strip per labelled upright card with a target, cut at its card box
+    expected = []
+    for truth_path in sorted((tiny_zones / "truth" / "train").glob("*.json")):
+        truth = json.loads(truth_path.read_text())
+        image = cv2.imread(str(tiny_zones / "images" / "train" / truth["image"]))
+        for obj in truth["objects"]:
+            if obj["kind"] == "card" and obj["labelled"] and card_turns(obj["corners"]) == 0:
+                expected.append(strip_crop(image, obj["box"], 6))
+    kept = [any(np.array_equal(e, c) for c in crops.patches) for e in expected]
+    # the ninth, a queen of the Skat deck (D for Dame), has no target to teach
+    assert len(expected) == 9 and len(crops.rank) == 8 and sum(kept) == 8
     out = tmp_path / "strips"
     recipe = ReaderRecipe(crop=88, crop_width=40, epochs=1, batch=16, out=str(out))
     best = train_reader("strips", tiny_zones, recipe, log=lambda _: None)
     reader = OnnxReader(export_reader(best, tmp_path / "strips.onnx"))
     assert (reader.size, reader.width) == (88, 40)
     image = (np.random.default_rng(0).random((130, 280, 3)) * 255).astype(np.uint8)
-    probs = reader.read_strips(image, [(10, 10, 18, 28), (250, 100, 258, 118)])  # one half outside
+    probs = reader.read_strips(image, [(10, 10, 73, 98), (250, 60, 313, 148)])  # one half outside
     assert probs["rank"].shape == (2, 13) and probs["suit"].shape == (2, 4)
     np.testing.assert_allclose(probs["rank"].sum(1), 1, atol=1e-4)
 
