@@ -47,7 +47,8 @@ STRIP_READER = "strip_reader.onnx"  # upright zone crops: rank and suit from a c
 #: card's reading. It learned the training decks' pictures (validation strips: rank 0.56,
 #: suit 0.83 right, said surely), so alone it would overrule the indices; weighed down it
 #: settles what a tiny or blurred index leaves open. Chosen on the validation decks
-#: (F1 0.790 -> 0.801 at 0.15, 0.800 at 0.25, 0.793 at 0.35, 0.785 at 0.5, 0.723 at 1).
+#: (F1 0.790 without it; 0.801 at 0.15, 0.804 at 0.2, 0.800 at 0.25, 0.793 at 0.35, 0.785
+#: at 0.5, 0.723 at 1).
 STRIP_WEIGHT = 0.2
 BACKENDS = ("onnx", "ultralytics")
 ZONE_IMGSZ = 320  # stage-1 input for the camera pipeline's 1 mm/px zone crops
