@@ -164,15 +164,21 @@ class Detection:
 
 
 def _tempered(probs: npt.NDArray[np.float32], weight: float = STRIP_WEIGHT) -> npt.NDArray[np.float32]:
-    """``probs`` raised to ``weight`` and summed to one again: multiplied into another
-    reading, it counts as much as ``weight`` of one (a product of experts).
+    """``probs`` (one reading, or one per row) raised to ``weight`` and summed to one
+    again: multiplied into another reading, it counts as much as ``weight`` of one (a
+    product of experts).
 
     >>> [round(float(v), 3) for v in _tempered(np.array([0.8, 0.2], np.float32), 0.5)]
     [0.667, 0.333]
     """
     p = np.power(probs.astype(np.float64), weight)
-    tempered: npt.NDArray[np.float32] = (p / p.sum()).astype(np.float32)
+    tempered: npt.NDArray[np.float32] = (p / p.sum(-1, keepdims=True)).astype(np.float32)
     return tempered
+
+
+def _read_all(readings: list[Reading]) -> tuple[str, float]:
+    """One card from several (rank, suit) readings of it: their probabilities multiply."""
+    return read_card(np.stack([r for r, _ in readings]), np.stack([s for _, s in readings]))
 
 
 def _round(box: tuple[float, ...]) -> list[float]:
@@ -417,7 +423,8 @@ class CardDetector:
         if self.strip_reader is None or not self.upright or not len(card_boxes):
             return {}
         p = self.strip_reader.read_strips(image, list(card_boxes))
-        return {k: (_tempered(p["rank"][k]), _tempered(p["suit"][k])) for k in range(len(card_boxes))}
+        rank, suit = _tempered(p["rank"]), _tempered(p["suit"])
+        return {k: (rank[k], suit[k]) for k in range(len(card_boxes))}
 
     def _read_by_geometry(
         self,
@@ -459,12 +466,10 @@ class CardDetector:
         """
         if not self.checks_indices and face_share(image, box) < UPRIGHT_MIN_FACE:
             return None
-        ranks, suits = self._upright_corners(image, box)
-        if not ranks:
+        readings = self._upright_corners(image, box)
+        if not readings:
             return None
-        if strip is not None:
-            ranks, suits = [*ranks, strip[0]], [*suits, strip[1]]
-        name, p = read_card(np.stack(ranks), np.stack(suits))
+        name, p = _read_all(readings if strip is None else [*readings, strip])
         if p < UPRIGHT_MIN_READING or conf * p < self.min_card_confidence:
             return None
         return Card(name, tuple(float(v) for v in box), conf * p, by_geometry=True)  # type: ignore[arg-type]
@@ -483,26 +488,29 @@ class CardDetector:
         ``strip`` reading: all the readings' probabilities multiply. Where stage 1 boxed
         only part of a big index, or a pip beside it, the corners read at the design's own
         index size settle the card."""
-        k = read.card_box
-        ranks, suits = self._upright_corners(image, cards.xyxy[k])
-        if strip is not None:
-            ranks, suits = [*ranks, strip[0]], [*suits, strip[1]]
-        if not ranks:
-            return card
-        members = list(read.indices)
-        name, p = read_card(
-            np.concatenate([probs["rank"][members], np.stack(ranks)]),
-            np.concatenate([probs["suit"][members], np.stack(suits)]),
-        )
-        return Card(name, card.box, float(cards.conf[k]) * p, index=card.index)
+        more = self._upright_corners(image, cards.xyxy[read.card_box])
+        return self._read_again(card, read, cards, probs, more if strip is None else [*more, strip])
 
-    def _upright_corners(
-        self, image: npt.NDArray[np.uint8], box: npt.NDArray[np.float32]
-    ) -> tuple[list[npt.NDArray[np.float32]], list[npt.NDArray[np.float32]]]:
+    @staticmethod
+    def _read_again(
+        card: Card,
+        read: ReadCard,
+        cards: Boxes,
+        probs: dict[str, npt.NDArray[np.float32]],
+        more: list[Reading],
+    ) -> Card:
+        """``card``, read from the stage-1 indices of card box ``read.card_box``, with
+        ``more`` readings multiplied into those indices' (``card`` itself when none)."""
+        if not more:
+            return card
+        name, p = _read_all([(probs["rank"][i], probs["suit"][i]) for i in read.indices] + more)
+        return Card(name, card.box, float(cards.conf[read.card_box]) * p, index=card.index)
+
+    def _upright_corners(self, image: npt.NDArray[np.uint8], box: npt.NDArray[np.float32]) -> list[Reading]:
         """Rank and suit probabilities of the indices read at an upright card box's corners
-        (see :meth:`_read_upright_corner`): none, one or two of each."""
+        (see :meth:`_read_upright_corner`): none, one or two readings."""
         checked = self.checks_indices
-        ranks, suits = [], []
+        readings: list[Reading] = []
         for corner, turns in (("tl", 0), ("br", 2)) if checked else (("tl", 0),):
             if checked:
                 candidates = upright_index_candidates(box, corner)
@@ -514,9 +522,8 @@ class CardDetector:
                 probs = self.index_reader.read_turned(image, [candidates[best]], turns)
             else:
                 probs = self.index_reader.read_turned(image, upright_index_boxes(box), turns, SEARCH_VIEWS)
-            ranks.append(probs["rank"].mean(0))
-            suits.append(probs["suit"].mean(0))
-        return ranks, suits
+            readings.append((probs["rank"].mean(0), probs["suit"].mean(0)))
+        return readings
 
     def _read_upright(
         self,
@@ -607,12 +614,7 @@ class CardDetector:
                 if reread and self.upright and c.card_box >= 0 and c.reading < REREAD_BELOW:
                     card = self._with_searched_corners(image, card, c, cards, probs, strip)
                 elif strip is not None:
-                    members = list(c.indices)
-                    name, sure = read_card(
-                        np.vstack([probs["rank"][members], strip[0]]),
-                        np.vstack([probs["suit"][members], strip[1]]),
-                    )
-                    card = Card(name, card.box, float(cards.conf[c.card_box]) * sure, index=card.index)
+                    card = self._read_again(card, c, cards, probs, [strip])
                 if card.confidence >= self.min_card_confidence:
                     out.cards.append(card)
         for k in range(len(cards)):
