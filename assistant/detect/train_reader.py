@@ -25,6 +25,7 @@ from assistant.detect.reader_data import (
     CONTEXT,
     INFERENCE_SCALE,
     NO_TARGET,
+    STRIP_PAD,
     CropSet,
     chip_crops,
     closeup_index_crops,
@@ -107,6 +108,20 @@ def _index_extras(
     for split, name, make in jobs:
         extra[split].append(load_or_make(out, name, make))
     return extra
+
+
+def _font_strips(recipe: ReaderRecipe, log: Callable[[str], None]) -> CropSet:
+    """The recipe's strips drawn in system fonts (:mod:`assistant.synth.font_strips`)."""
+    from assistant.synth.dataset import default_workers
+    from assistant.synth.font_strips import font_strip_patches
+
+    def progress(done: int, total: int) -> None:
+        log(f"font strips: {done}/{total} chunks")
+
+    patches, ranks, suits = font_strip_patches(
+        recipe.font_seed, recipe.font_strips, STRIP_PAD, workers=default_workers(), progress=progress
+    )
+    return CropSet(patches, ranks, suits, ["font"] * len(ranks))
 
 
 def chip_training_crops(dataset: Path, recipe: ReaderRecipe, split: str, patch: int) -> CropSet:
@@ -303,6 +318,9 @@ def train_reader(
     if kind == "index":  # close-ups, fonts, no-index crops: made for square index crops only
         extra = _index_extras(recipe, dataset, out, patch, log)
         train, val = CropSet.join([train, *extra["train"]]), CropSet.join([val, *extra["val"]])
+    if kind == "strips" and recipe.font_strips > 0:
+        name = f"fontstrips{recipe.font_strips}_train"
+        train = CropSet.join([train, load_or_make(out, name, lambda: _font_strips(recipe, log))])
     log(f"{kind} reader: {len(train.rank)} train crops, {len(val.rank)} val crops")
     if kind in ("chips", "stacks"):
         per_target = np.bincount(train.rank, minlength=MAX_CHIPS + 1).tolist()

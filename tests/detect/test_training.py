@@ -189,6 +189,27 @@ def test_strip_reader_trains_on_the_left_strips_of_upright_cards_and_reads_them_
     np.testing.assert_allclose(probs["rank"].sum(1), 1, atol=1e-4)
 
 
+def test_the_strip_reader_also_learns_from_strips_drawn_in_fonts(tiny_zones: Path, tmp_path: Path) -> None:
+    from assistant.detect.reader_data import CropSet
+    from assistant.detect.train_reader import train_reader
+    from assistant.synth.font_indices import NoFontsError, system_fonts
+
+    try:
+        system_fonts()
+    except NoFontsError as error:
+        pytest.skip(str(error))
+    out = tmp_path / "strips"
+    recipe = ReaderRecipe(crop=88, crop_width=40, epochs=1, batch=16, font_strips=26, out=str(out))
+    said: list[str] = []
+    train_reader("strips", tiny_zones, recipe, log=said.append)
+    # the tiny set's 8 strips with a target, then the 26 drawn ones (two of each rank)
+    assert "strips reader: 34 train crops, 8 val crops" in said
+    drawn = CropSet.load(out / "crops_fontstrips26_train.npz")  # made once, cached
+    assert drawn.patches.shape == (26, 100, 52, 3)
+    assert sorted(drawn.rank.tolist()) == sorted(list(range(13)) * 2)
+    assert set(drawn.deck) == {"font"}
+
+
 def test_negative_crops_are_index_sized_and_stay_clear_of_every_printed_index(tiny_zones: Path) -> None:
     from assistant.detect.reader_data import NO_TARGET, negative_crops, quad_box
 
