@@ -44,12 +44,14 @@ STACK_FINDER_ONNX = "stack_finder.onnx"
 STRIP_READER = "strip_reader.onnx"  # upright zone crops: rank and suit from a card's left strip
 #: How much the strip reader's say counts beside the corner indices' (upright zone crops):
 #: its rank and suit probabilities are raised to this power, then multiply into the
-#: card's reading. It learned the training decks' pictures (validation strips: rank 0.56,
-#: suit 0.83 right, said surely), so alone it would overrule the indices; weighed down it
-#: settles what a tiny or blurred index leaves open. Chosen on the validation decks
-#: (F1 0.790 without it; 0.801 at 0.15, 0.804 at 0.2, 0.800 at 0.25, 0.793 at 0.35, 0.785
-#: at 0.5, 0.723 at 1).
-STRIP_WEIGHT = 0.2
+#: card's reading. Trained on the training decks' strips and on strips drawn in system
+#: fonts (stop 21; validation strips: rank 0.66, suit 0.86 right, said surely), alone it
+#: would still overrule the indices; weighed down it settles what a tiny or blurred index
+#: leaves open. Chosen on the validation decks (F1 0.790 without it; with stop 21's reader
+#: 0.808 at 0.15 and 0.2, 0.806 at 0.25 and 0.35, 0.811 at 0.4, 0.814 at 0.5, 0.807 at
+#: 0.6, 0.799 at 0.7, 0.782 at 1; stop 20's reader, trained on the decks alone, did best
+#: at 0.2: 0.804).
+STRIP_WEIGHT = 0.5
 BACKENDS = ("onnx", "ultralytics")
 ZONE_IMGSZ = 320  # stage-1 input for the camera pipeline's 1 mm/px zone crops
 #: ... and no smaller a scale than this: stage 1 learnt cards from 280 mm seat card zones

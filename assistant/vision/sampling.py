@@ -22,7 +22,7 @@ from assistant.vision.geometry import Rect
 
 #: Coarser than this (mm of table per camera pixel, at a seat's card zone) and the
 #: detector misreads many more cards of unfamiliar decks. On held-out decks card-identity
-#: F1 is 0.88 at 1.0 or finer, 0.81 from 1.0 to 1.8 and 0.56 past 1.8 (``models/README.md``,
+#: F1 is 0.91 at 1.0 or finer, 0.85 from 1.0 to 1.8 and 0.65 past 1.8 (``models/README.md``,
 #: "F1 against camera sampling"). A 1080p camera that just takes in a 1.6 m table sees
 #: about 1.0 to 1.3 mm per pixel; a 720p one 1.5 to 2.
 READABLE_MM_PER_PX = 1.8
