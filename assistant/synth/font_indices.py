@@ -313,18 +313,41 @@ Patches = tuple[Pixels, npt.NDArray[np.int64], npt.NDArray[np.int64]]
 CHUNK = 2000  # patches per job: one random stream each, so the result does not depend on workers
 
 
-def _chunk(job: tuple[int, int, int, int, float]) -> Patches:
-    seed, start, n, patch, context = job
-    fonts = system_fonts()
-    rng = np.random.default_rng([seed, start])
-    patches = np.zeros((n, patch, patch, 3), np.uint8)
+def balanced_patches(
+    start: int, n: int, shape: tuple[int, ...], draw: Callable[[int, int], Pixels]
+) -> Patches:
+    """``n`` patches of ``shape`` from ``draw(rank, suit)``, the k-th (counted from
+    ``start``) of rank ``k % 13`` and suit ``(k // 13) % 4``: every card equally often."""
+    patches = np.zeros((n, *shape), np.uint8)
     ranks = np.zeros(n, np.int64)
     suits = np.zeros(n, np.int64)
     for i in range(n):
         k = start + i
-        drawn = draw_index(rng, fonts, patch, context, rank=k % 13, suit=(k // 13) % 4)
-        patches[i], ranks[i], suits[i] = drawn.patch, drawn.rank, drawn.suit
+        ranks[i], suits[i] = k % 13, (k // 13) % 4
+        patches[i] = draw(int(ranks[i]), int(suits[i]))
     return patches, ranks, suits
+
+
+def joined_patches(parts: list[Patches], shape: tuple[int, ...]) -> Patches:
+    """The chunks' patches and targets in order (none: empty arrays of ``shape``)."""
+    if not parts:
+        return np.zeros((0, *shape), np.uint8), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    return (
+        np.concatenate([p[0] for p in parts]),
+        np.concatenate([p[1] for p in parts]),
+        np.concatenate([p[2] for p in parts]),
+    )
+
+
+def _chunk(job: tuple[int, int, int, int, float]) -> Patches:
+    seed, start, n, patch, context = job
+    fonts = system_fonts()
+    rng = np.random.default_rng([seed, start])
+
+    def draw(rank: int, suit: int) -> Pixels:
+        return draw_index(rng, fonts, patch, context, rank=rank, suit=suit).patch
+
+    return balanced_patches(start, n, (patch, patch, 3), draw)
 
 
 def font_index_patches(
@@ -345,13 +368,7 @@ def font_index_patches(
     system_fonts()  # fail here, not in a worker, when there are none
     jobs = [(seed, start, min(CHUNK, n - start), patch, context) for start in range(0, n, CHUNK)]
     parts = run_jobs(_chunk, jobs, workers, progress)
-    if not parts:
-        return np.zeros((0, patch, patch, 3), np.uint8), np.zeros(0, np.int64), np.zeros(0, np.int64)
-    return (
-        np.concatenate([p[0] for p in parts]),
-        np.concatenate([p[1] for p in parts]),
-        np.concatenate([p[2] for p in parts]),
-    )
+    return joined_patches(parts, (patch, patch, 3))
 
 
 __all__ = [
@@ -359,7 +376,10 @@ __all__ = [
     "FontIndex",
     "FontSet",
     "NoFontsError",
+    "Patches",
+    "balanced_patches",
     "draw_index",
     "font_index_patches",
+    "joined_patches",
     "system_fonts",
 ]

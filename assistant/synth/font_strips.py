@@ -31,12 +31,15 @@ from assistant.synth.font_indices import (
     RANK_TEXT,
     SUIT_CHARS,
     FontSet,
+    Patches,
     Pixels,
     _glyph_mask,
     _ink,
     _stamp,
     _suit_polygon,
     _table,
+    balanced_patches,
+    joined_patches,
     system_fonts,
 )
 
@@ -347,7 +350,6 @@ def draw_strip(
     return FontStrip(patch, rank, suit)
 
 
-Patches = tuple[Pixels, npt.NDArray[np.int64], npt.NDArray[np.int64]]
 CHUNK = 1000  # strips per job: one random stream each, so the result does not depend on workers
 
 
@@ -355,15 +357,16 @@ def _chunk(job: tuple[int, int, int, int]) -> Patches:
     seed, start, n, pad = job
     fonts = system_fonts()
     rng = np.random.default_rng([seed, start, 7])
-    sw, sh = STRIP_SIZE
-    patches = np.zeros((n, sh + 2 * pad, sw + 2 * pad, 3), np.uint8)
-    ranks = np.zeros(n, np.int64)
-    suits = np.zeros(n, np.int64)
-    for i in range(n):
-        k = start + i
-        drawn = draw_strip(rng, fonts, pad, rank=k % 13, suit=(k // 13) % 4)
-        patches[i], ranks[i], suits[i] = drawn.patch, drawn.rank, drawn.suit
-    return patches, ranks, suits
+
+    def draw(rank: int, suit: int) -> Pixels:
+        return draw_strip(rng, fonts, pad, rank=rank, suit=suit).patch
+
+    return balanced_patches(start, n, _patch_shape(pad), draw)
+
+
+def _patch_shape(pad: int) -> tuple[int, int, int]:
+    width, height = STRIP_SIZE
+    return height + 2 * pad, width + 2 * pad, 3
 
 
 def font_strip_patches(
@@ -383,18 +386,7 @@ def font_strip_patches(
     system_fonts()  # fail here, not in a worker, when there are none
     jobs = [(seed, start, min(CHUNK, n - start), pad) for start in range(0, n, CHUNK)]
     parts = run_jobs(_chunk, jobs, workers, progress)
-    sw, sh = STRIP_SIZE
-    if not parts:
-        return (
-            np.zeros((0, sh + 2 * pad, sw + 2 * pad, 3), np.uint8),
-            np.zeros(0, np.int64),
-            np.zeros(0, np.int64),
-        )
-    return (
-        np.concatenate([p[0] for p in parts]),
-        np.concatenate([p[1] for p in parts]),
-        np.concatenate([p[2] for p in parts]),
-    )
+    return joined_patches(parts, _patch_shape(pad))
 
 
 __all__ = ["LAYOUTS", "FontStrip", "draw_strip", "font_strip_patches"]

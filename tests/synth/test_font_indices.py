@@ -22,14 +22,6 @@ ROOT = Path(__file__).resolve().parents[2]
 CONTEXT = 1.84  # the index box inside the patch, as the reader's training crops have it
 
 
-@pytest.fixture(scope="module")
-def fonts() -> FontSet:
-    try:
-        return system_fonts()
-    except NoFontsError as error:
-        pytest.skip(str(error))
-
-
 def test_the_test_install_brings_the_font_packages() -> None:
     script = (ROOT / "scripts" / "install.sh").read_text()
     for package in FONT_PACKAGES:

@@ -7,18 +7,10 @@ import pytest
 
 from assistant.detect.crops import STRIP_MARGIN, STRIP_SIZE
 from assistant.detect.labels import RANKS, card_name
-from assistant.synth.font_indices import FontSet, NoFontsError, system_fonts
+from assistant.synth.font_indices import FontSet
 from assistant.synth.font_strips import LAYOUTS, draw_strip, font_strip_patches
 
 PAD = 6
-
-
-@pytest.fixture(scope="module")
-def fonts() -> FontSet:
-    try:
-        return system_fonts()
-    except NoFontsError as error:
-        pytest.skip(str(error))
 
 
 @pytest.mark.parametrize("rank", "23456789T")
