@@ -120,6 +120,10 @@ class PhotoSettings:
     part_size: float = 1.6
     back_iou: float = 0.5  # a face-down box overlapping a read card this much is that card
     index_views: CropViews = PHOTO_INDEX_VIEWS  # how the patches' indices are read
+    #: the power the patches' strip readings are raised to (the zone crops' is
+    #: ``STRIP_WEIGHT``): chosen on the validation close-ups with stop 21's strip reader,
+    #: F1 0.667 (107 right, 30 wrong) at 0.2 against 0.640 (111 right, 52 wrong) at 0.5
+    strip_weight: float = 0.2
 
 
 @dataclass
@@ -261,7 +265,7 @@ class PhotoDetector:
     def __init__(self, zones: CardDetector | None = None, settings: PhotoSettings | None = None) -> None:
         self.settings = settings if settings is not None else PhotoSettings()
         zones = zones if zones is not None else CardDetector.for_zones()
-        self.zones = zones.reading_in(self.settings.index_views)
+        self.zones = zones.reading_in(self.settings.index_views, self.settings.strip_weight)
         names = self.zones.detector.names
         self._card, self._back = names.index("card"), names.index("face_down")
         self._chips = {i: n.removeprefix("chips_") for i, n in enumerate(names) if n.startswith("chips_")}

@@ -324,6 +324,7 @@ class CardDetector:
         self.checks_indices = "index" in index_reader.heads
         self.chip_reader = chip_reader
         self.strip_reader = strip_reader  # read where indices stand upright (zone crops)
+        self.strip_weight = STRIP_WEIGHT  # the power its probabilities are raised to
         self.min_card_confidence = min_card_confidence
         names = detector.names
         self._class = {name: i for i, name in enumerate(names)}
@@ -390,10 +391,13 @@ class CardDetector:
             index_views=ZONE_INDEX_VIEWS,
         )
 
-    def reading_in(self, views: CropViews) -> CardDetector:
-        """This detector with its index reader reading in ``views`` (the same models)."""
+    def reading_in(self, views: CropViews, strip_weight: float | None = None) -> CardDetector:
+        """This detector with its index reader reading in ``views`` and, when given, its
+        strip readings weighed by ``strip_weight`` (the same models)."""
         twin = copy.copy(self)
         twin.index_reader = self.index_reader.in_views(views)
+        if strip_weight is not None:
+            twin.strip_weight = strip_weight
         return twin
 
     def detect_file(self, path: Path) -> Detection:
@@ -421,11 +425,11 @@ class CardDetector:
         self, image: npt.NDArray[np.uint8], card_boxes: npt.NDArray[np.float32]
     ) -> dict[int, Reading]:
         """Each card box's strip reading (upright zone crops with a strip reader), its
-        probabilities weighed down by ``STRIP_WEIGHT``; empty otherwise."""
+        probabilities weighed down by ``strip_weight``; empty otherwise."""
         if self.strip_reader is None or not self.upright or not len(card_boxes):
             return {}
         p = self.strip_reader.read_strips(image, list(card_boxes))
-        rank, suit = _tempered(p["rank"]), _tempered(p["suit"])
+        rank, suit = _tempered(p["rank"], self.strip_weight), _tempered(p["suit"], self.strip_weight)
         return {k: (rank[k], suit[k]) for k in range(len(card_boxes))}
 
     def _read_by_geometry(

@@ -25,7 +25,15 @@ from assistant.detect.photo import (
     view_transform,
     without_parts,
 )
-from assistant.detect.pipeline import MODELS_DIR, ZONE_INDEX_VIEWS, Card, CardDetector, Detection, read_image
+from assistant.detect.pipeline import (
+    MODELS_DIR,
+    STRIP_WEIGHT,
+    ZONE_INDEX_VIEWS,
+    Card,
+    CardDetector,
+    Detection,
+    read_image,
+)
 
 ZONE = Path(__file__).parent / "fixtures" / "zones" / "00062_0440_seat1.cards.jpg"  # 9h, 4d, 6h
 MARGIN = 60  # px of table added around the zone crop
@@ -231,3 +239,22 @@ def test_the_photo_search_reads_every_index_in_all_the_zone_views() -> None:
     assert PHOTO_INDEX_VIEWS.enough is None and len(PHOTO_INDEX_VIEWS) == len(ZONE_INDEX_VIEWS) == 27
     assert photo.zones.index_reader.session is zones.index_reader.session
     assert photo.zones.detector is zones.detector
+
+
+def test_the_photo_search_weighs_its_patches_strips_by_its_own_setting() -> None:
+    """Chosen on the validation close-ups apart from the zone crops' weight: the camera
+    pipeline's detector keeps ``STRIP_WEIGHT``, the photo search's twin reads the same
+    strip reader at ``PhotoSettings.strip_weight``."""
+    zones = CardDetector.for_zones(MODELS_DIR)
+    photo = PhotoDetector(zones, PhotoSettings(strip_weight=0.3))
+    assert zones.strip_weight == STRIP_WEIGHT and photo.zones.strip_weight == 0.3
+    assert photo.zones.strip_reader is zones.strip_reader is not None
+    assert PhotoDetector(zones).zones.strip_weight == PhotoSettings().strip_weight < STRIP_WEIGHT
+    # and it is the weight the strip readings are raised to
+    patch = np.full((170, 280, 3), 200, np.uint8)
+    box = np.array([[40.0, 30.0, 103.0, 118.0]], np.float32)
+    rank_z, _ = zones._strip_readings(patch, box)[0]
+    rank_p, _ = photo.zones._strip_readings(patch, box)[0]
+    raw = zones.strip_reader.read_strips(patch, list(box))["rank"][0]
+    np.testing.assert_allclose(rank_z, raw**STRIP_WEIGHT / (raw**STRIP_WEIGHT).sum(), rtol=1e-4)
+    np.testing.assert_allclose(rank_p, raw**0.3 / (raw**0.3).sum(), rtol=1e-4)
