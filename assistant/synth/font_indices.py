@@ -180,6 +180,11 @@ def _ink(suit: str, rng: np.random.Generator) -> tuple[float, float, float]:
     return (g + rng.uniform(0, 25), g, g)
 
 
+def card_face(rng: np.random.Generator) -> Pixels:
+    """A card face's colour: white to cream, a little tinted (BGR)."""
+    return np.clip(rng.uniform(200, 252) + rng.uniform(-8, 8, 3), 0, 255).astype(np.float32)
+
+
 def _table(rng: np.random.Generator, h: int, w: int) -> Pixels:
     base = rng.uniform(20, 200, 3)
     noise = cv2.GaussianBlur(rng.normal(0, 1, (h // 8 + 1, w // 8 + 1, 3)).astype(np.float32), (0, 0), 1.0)
@@ -222,7 +227,7 @@ def draw_index(
     canvas = _table(rng, size, size)
     # the card: its corner left of and above the index
     cx, cy = round(size * 0.5 - rng.uniform(5, 9) * mm), round(size * 0.5 - rng.uniform(10, 16) * mm)
-    face = np.clip(rng.uniform(200, 252) + rng.uniform(-8, 8, 3), 0, 255).astype(np.float32)
+    face = card_face(rng)
     mask = _card_mask(size, size, cx, cy, round(rng.uniform(1.5, 4.0) * mm))
     a = (mask[..., None] / 255.0).astype(np.float32)
     canvas = canvas * (1 - a) + face * a
@@ -276,7 +281,7 @@ def draw_index(
         nx = right + round(rng.uniform(1.0, 9.0) * mm)
         shade = canvas[:, max(0, nx - round(0.8 * mm)) : nx] * rng.uniform(0.55, 0.85)
         canvas[:, max(0, nx - round(0.8 * mm)) : nx] = shade
-        other = np.clip(rng.uniform(200, 252) + rng.uniform(-8, 8, 3), 0, 255).astype(np.float32)
+        other = card_face(rng)
         top = cy + round(rng.uniform(-3, 3) * mm)
         cover = _card_mask(size, size, nx, top, round(rng.uniform(1.5, 4.0) * mm))
         a = (cover[..., None] / 255.0).astype(np.float32)

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-import numpy.typing as npt
 
 from assistant.detect.crops import STRIP_MARGIN, STRIP_SIZE
 from assistant.detect.labels import RANKS, SUITS
@@ -39,6 +38,7 @@ from assistant.synth.font_indices import (
     _suit_polygon,
     _table,
     balanced_patches,
+    card_face,
     joined_patches,
     system_fonts,
 )
@@ -227,10 +227,6 @@ def _court(
         )
 
 
-def _face(rng: np.random.Generator) -> npt.NDArray[np.float32]:
-    return np.clip(rng.uniform(200, 252) + rng.uniform(-8, 8, 3), 0, 255).astype(np.float32)
-
-
 def _lay_card(canvas: Pixels, x: int, y: int, w: int, h: int, rng: np.random.Generator) -> Pixels:
     """A card face (w x h px, corners rounded) at (x, y) with a faint shadow; the canvas."""
     ch, cw = canvas.shape[:2]
@@ -254,7 +250,7 @@ def _lay_card(canvas: Pixels, x: int, y: int, w: int, h: int, rng: np.random.Gen
     shadow = np.roll(shadow, (MM // 2, MM // 2), axis=(0, 1))
     a = (mask[..., None] / 255.0).astype(np.float32)
     region = canvas[ry0:ry1, rx0:rx1] * (1 - 0.35 * shadow[..., None])
-    canvas[ry0:ry1, rx0:rx1] = region * (1 - a) + _face(rng) * a
+    canvas[ry0:ry1, rx0:rx1] = region * (1 - a) + card_face(rng) * a
     return canvas
 
 
