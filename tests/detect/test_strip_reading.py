@@ -1,5 +1,5 @@
 """Zone crops: a card's left strip (its corner index and the column of pips below it)
-is read beside its corner indices, weighed down (``STRIP_WEIGHT``), and settles what a
+is read beside its corner indices, weighed by ``STRIP_WEIGHT``, and settles what a
 small or blurred index leaves open."""
 
 from __future__ import annotations
@@ -54,14 +54,15 @@ def test_only_upright_zone_crops_are_read_by_strips() -> None:
     assert CardDetector.load(MODELS_DIR).strip_reader is None
 
 
-def test_a_sure_strip_reading_counts_for_less_than_an_unsure_index_reading() -> None:
-    """The strip reader is sure of itself on decks it learned; weighed down, a strip that
-    says 0.99 spade does not overrule an index read 0.9 club (an index read that surely in
-    its trained view is not read again, ``CropViews.enough``)."""
+def test_a_strip_reading_counts_as_much_as_an_index_reading() -> None:
+    """Since stop 22 the strip reader's probabilities multiply in at full weight: a strip
+    that says 0.99 spade overrules an index read 0.9 club, but not one read 0.999 club,
+    and it tips an index torn between two suits."""
     strip = _tempered(np.array([0.99, 0.01 / 3, 0.01 / 3, 0.01 / 3], np.float32))
-    index = np.array([0.1 / 3, 0.9, 0.1 / 3, 0.1 / 3], np.float32)
-    both = strip * index
-    assert 0 < STRIP_WEIGHT < 1 and int(both.argmax()) == 1
-    # and it tips an index torn between two suits
+    unsure = np.array([0.1 / 3, 0.9, 0.1 / 3, 0.1 / 3], np.float32)
+    sure = np.array([0.001 / 3, 0.999, 0.001 / 3, 0.001 / 3], np.float32)
     torn = np.array([0.45, 0.45, 0.05, 0.05], np.float32)
+    assert STRIP_WEIGHT == 1.0
+    assert int((strip * unsure).argmax()) == 0
+    assert int((strip * sure).argmax()) == 1
     assert int((strip * torn).argmax()) == 0
