@@ -487,7 +487,9 @@ class CardDetector:
         box is no index (a back, a hand, the next card of a row over it) does not count.
         The top-left and the bottom-right index (read turned half round) multiply, and the
         card's ``strip`` reading with them. An older reader reads the top-left corner alone
-        at a few shifts of one fixed place, and not at all where it shows no card-face white.
+        at a few shifts of one fixed place. Neither reads a box whose top-left corner shows
+        next to no card-face white (a back): under ``CHECKED_MIN_FACE`` of the window with
+        an ``index`` head, under ``UPRIGHT_MIN_FACE`` without.
         """
         min_face = CHECKED_MIN_FACE if self.checks_indices else UPRIGHT_MIN_FACE
         if face_share(image, box) < min_face:
