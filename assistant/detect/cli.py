@@ -190,18 +190,20 @@ def _from_onnx(onnx_path: Path, out: Path) -> None:
     """Rebuild a reader checkpoint; an index reader's batch norms are calibrated on drawn
     corner indices so that it trains on from where it stood."""
     from assistant.detect.onnx_weights import (
+        calibrate_batch_norms,
         index_calibration_crops,
-        reader_checkpoint_from_onnx,
+        reader_from_onnx,
         save_reader_checkpoint,
     )
+    from assistant.detect.reader_model import reader_checkpoint
 
-    checkpoint = reader_checkpoint_from_onnx(onnx_path)
-    if checkpoint["size"] == checkpoint["width"] == 32 and {"rank", "suit"} <= set(checkpoint["heads"]):
-        checkpoint = reader_checkpoint_from_onnx(onnx_path, index_calibration_crops())
+    reader = reader_from_onnx(onnx_path)
+    if reader.size == reader.width == 32 and {"rank", "suit"} <= set(reader.head_names):
+        calibrate_batch_norms(reader, index_calibration_crops())
         print("batch norms calibrated on 2,048 drawn corner indices")
     else:
         print("batch norms not calibrated: exact in evaluation mode, approximate in training")
-    print(f"reader checkpoint: {save_reader_checkpoint(checkpoint, out)}")
+    print(f"reader checkpoint: {save_reader_checkpoint(reader_checkpoint(reader), out)}")
 
 
 def _export(args: argparse.Namespace) -> None:

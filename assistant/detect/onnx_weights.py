@@ -21,7 +21,7 @@ import numpy.typing as npt
 import torch
 from torch import nn
 
-from assistant.detect.reader_model import CropReader
+from assistant.detect.reader_model import CropReader, reader_checkpoint
 
 
 class OnnxWeightsError(ValueError):
@@ -50,6 +50,15 @@ def reader_checkpoint_from_onnx(
     them the batch norms are the identity on their running statistics (exact in
     evaluation mode only).
     """
+    reader = reader_from_onnx(path)
+    if calibration is not None and len(calibration):
+        calibrate_batch_norms(reader, calibration)
+    return reader_checkpoint(reader)
+
+
+def reader_from_onnx(path: Path) -> CropReader:
+    """The reader exported to ``path``, its batch norms the identity on their running
+    statistics (it reads as the ONNX file does in evaluation mode)."""
     import onnx
     from google.protobuf.message import DecodeError
 
@@ -70,58 +79,51 @@ def reader_checkpoint_from_onnx(
     heads = {name: int(weights[g.input[1]].shape[0]) for name, g in zip(names, gemms[1:], strict=True)}
     size, width = _input_size(model)
     c = [int(weights[convs[i].input[1]].shape[0]) for i in (0, 2, 4)]
-    channels = (c[0], c[1], c[2])
-    reader = CropReader(heads, size, width, channels)
-    conv_layers = [m for m in reader.features.modules() if isinstance(m, nn.Conv2d)]
-    norms = [m for m in reader.features.modules() if isinstance(m, nn.BatchNorm2d)]
+    reader = CropReader(heads, size, width, (c[0], c[1], c[2]))
     linears = [reader.neck[1], *reader.heads]
     with torch.no_grad():
-        for node, conv, norm in zip(convs, conv_layers, norms, strict=True):
+        for node, conv, norm in zip(convs, *_convs_and_norms(reader), strict=True):
             conv.weight.copy_(torch.from_numpy(weights[node.input[1]].copy()))
-            bias = torch.from_numpy(weights[node.input[2]].copy())
             norm.weight.fill_(1.0)
-            norm.bias.copy_(bias)
+            norm.bias.copy_(torch.from_numpy(weights[node.input[2]].copy()))
             assert norm.running_mean is not None and norm.running_var is not None  # tracked stats
             norm.running_mean.zero_()
             norm.running_var.fill_(1.0 - norm.eps)
         for node, linear in zip(gemms, linears, strict=True):
             linear.weight.copy_(torch.from_numpy(weights[node.input[1]].copy()))
             linear.bias.copy_(torch.from_numpy(weights[node.input[2]].copy()))
-        if calibration is not None and len(calibration):
-            _calibrate(reader, calibration, conv_layers, norms)
-    return {
-        "model": reader.state_dict(),
-        "heads": heads,
-        "size": size,
-        "width": width,
-        "channels": channels,
-    }
+    return reader
 
 
-def _calibrate(
-    reader: CropReader,
-    crops: npt.NDArray[np.uint8],
-    conv_layers: list[nn.Conv2d],
-    norms: list[nn.BatchNorm2d],
-) -> None:
-    """Give each batch norm the statistics of its convolution's output on ``crops`` and
-    the scale and shift that undo them, layer by layer (each layer sees the exact output
-    of the ones before it)."""
+def _convs_and_norms(reader: CropReader) -> tuple[list[nn.Conv2d], list[nn.BatchNorm2d]]:
+    convs = [m for m in reader.features.modules() if isinstance(m, nn.Conv2d)]
+    norms = [m for m in reader.features.modules() if isinstance(m, nn.BatchNorm2d)]
+    return convs, norms
+
+
+def calibrate_batch_norms(reader: CropReader, crops: npt.NDArray[np.uint8]) -> None:
+    """Give each batch norm of a reader from :func:`reader_from_onnx` the statistics of
+    its convolution's output on ``crops`` and the scale and shift that undo them, layer by
+    layer (each layer sees the exact output of the ones before it)."""
     x = torch.from_numpy(np.ascontiguousarray(crops.transpose(0, 3, 1, 2))).float()
     if x.shape[2:] != (reader.size, reader.width):
         got, wants = tuple(x.shape[2:]), (reader.size, reader.width)
         raise OnnxWeightsError(f"calibration crops are {got}, the reader reads {wants}")
     reader.eval()
-    for conv, norm in zip(conv_layers, norms, strict=True):
-        z = _output_of(reader, conv, x)
-        mean = z.mean(dim=(0, 2, 3))
-        var = z.var(dim=(0, 2, 3), unbiased=False)
-        shift = norm.bias.detach().clone()
-        assert norm.running_mean is not None and norm.running_var is not None  # tracked stats
-        norm.running_mean.copy_(mean)
-        norm.running_var.copy_(var)
-        norm.weight.copy_(torch.sqrt(var + norm.eps))
-        norm.bias.copy_(mean + shift)
+    with torch.no_grad():
+        for conv, norm in zip(*_convs_and_norms(reader), strict=True):
+            _undo_statistics(norm, _output_of(reader, conv, x))
+
+
+def _undo_statistics(norm: nn.BatchNorm2d, z: torch.Tensor) -> None:
+    mean = z.mean(dim=(0, 2, 3))
+    var = z.var(dim=(0, 2, 3), unbiased=False)
+    shift = norm.bias.detach().clone()
+    assert norm.running_mean is not None and norm.running_var is not None  # tracked stats
+    norm.running_mean.copy_(mean)
+    norm.running_var.copy_(var)
+    norm.weight.copy_(torch.sqrt(var + norm.eps))
+    norm.bias.copy_(mean + shift)
 
 
 def _output_of(reader: CropReader, layer: nn.Module, x: torch.Tensor) -> torch.Tensor:
@@ -156,7 +158,9 @@ def save_reader_checkpoint(checkpoint: dict[str, Any], out: Path) -> Path:
 
 __all__ = [
     "OnnxWeightsError",
+    "calibrate_batch_norms",
     "index_calibration_crops",
     "reader_checkpoint_from_onnx",
+    "reader_from_onnx",
     "save_reader_checkpoint",
 ]

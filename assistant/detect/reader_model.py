@@ -63,6 +63,17 @@ class CropReader(nn.Module):
         return tuple(torch.softmax(t, dim=1) for t in self.logits(x))
 
 
+def reader_checkpoint(model: CropReader) -> dict[str, object]:
+    """What a reader's ``best.pt`` holds: its weights and what rebuilds its network."""
+    return {
+        "model": model.state_dict(),
+        "heads": {name: head.out_features for name, head in zip(model.head_names, model.heads, strict=True)},
+        "size": model.size,
+        "width": model.width,
+        "channels": model.channels,
+    }
+
+
 INDEX_HEADS = {"rank": 13, "suit": 4}
 #: The index reader with a third head: is this crop a corner index at all (1) or not (0)?
 CHECKED_INDEX_HEADS = {**INDEX_HEADS, "index": 2}

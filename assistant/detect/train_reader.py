@@ -34,7 +34,13 @@ from assistant.detect.reader_data import (
     negative_crops,
     strip_crops,
 )
-from assistant.detect.reader_model import CHECKED_INDEX_HEADS, INDEX_HEADS, CropReader, chip_heads
+from assistant.detect.reader_model import (
+    CHECKED_INDEX_HEADS,
+    INDEX_HEADS,
+    CropReader,
+    chip_heads,
+    reader_checkpoint,
+)
 from assistant.detect.recipe import ReaderRecipe
 
 PATCH_FACTOR = CONTEXT  # patches are this much larger than the crop the reader sees
@@ -396,16 +402,7 @@ def train_reader(
         log(json.dumps(history[-1]))
         if score > best:
             best = score
-            torch.save(
-                {
-                    "model": model.state_dict(),
-                    "heads": heads,
-                    "size": recipe.crop,
-                    "width": width,
-                    "channels": model.channels,
-                },
-                out / "best.pt",
-            )
+            torch.save(reader_checkpoint(model), out / "best.pt")
         torch.save(
             {
                 "model": model.state_dict(),

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from assistant.detect.onnx_weights import OnnxWeightsError, reader_checkpoint_from_onnx
-from assistant.detect.reader_model import CHECKED_INDEX_HEADS, INDEX_HEADS, CropReader
+from assistant.detect.reader_model import CHECKED_INDEX_HEADS, INDEX_HEADS, CropReader, reader_checkpoint
 from assistant.detect.train_reader import export_reader
 
 
@@ -32,16 +32,7 @@ def _crops(n: int, size: int, width: int, seed: int) -> np.ndarray:
 
 
 def _export(reader: CropReader, tmp_path: Path) -> Path:
-    torch.save(
-        {
-            "model": reader.state_dict(),
-            "heads": dict(zip(reader.head_names, [h.out_features for h in reader.heads], strict=True)),
-            "size": reader.size,
-            "width": reader.width,
-            "channels": reader.channels,
-        },
-        tmp_path / "best.pt",
-    )
+    torch.save(reader_checkpoint(reader), tmp_path / "best.pt")
     return export_reader(tmp_path / "best.pt", tmp_path / "reader.onnx")
 
 
