@@ -98,10 +98,11 @@ def _index_extras(
                 INFERENCE_SCALE * CONTEXT,
                 workers=default_workers(),
                 progress=progress,
+                off_colour=recipe.font_off_colour,
             )
             return CropSet(patches, ranks, suits, ["font"] * len(ranks))
 
-        jobs.append(("train", f"fonts{recipe.font_indices}_train", draw))
+        jobs.append(("train", f"fonts{recipe.font_indices}{_font_tag(recipe)}_train", draw))
     if recipe.negatives > 0:
         for split in ("train", "val"):
 
@@ -125,9 +126,21 @@ def _font_strips(recipe: ReaderRecipe, log: Callable[[str], None]) -> CropSet:
         log(f"font strips: {done}/{total} chunks")
 
     patches, ranks, suits = font_strip_patches(
-        recipe.font_seed, recipe.font_strips, STRIP_PAD, workers=default_workers(), progress=progress
+        recipe.font_seed,
+        recipe.font_strips,
+        STRIP_PAD,
+        workers=default_workers(),
+        progress=progress,
+        off_colour=recipe.font_off_colour,
     )
     return CropSet(patches, ranks, suits, ["font"] * len(ranks))
+
+
+def _font_tag(recipe: ReaderRecipe) -> str:
+    """What sets a recipe's font crops apart in their cache's name, beyond their number
+    (nothing for the first recipes' seed 1 in two colours, so their caches still load)."""
+    tag = "" if recipe.font_seed == 1 else f"_seed{recipe.font_seed}"
+    return tag + (f"_off{recipe.font_off_colour:g}" if recipe.font_off_colour > 0 else "")
 
 
 def chip_training_crops(dataset: Path, recipe: ReaderRecipe, split: str, patch: int) -> CropSet:
@@ -325,7 +338,7 @@ def train_reader(
         extra = _index_extras(recipe, dataset, out, patch, log)
         train, val = CropSet.join([train, *extra["train"]]), CropSet.join([val, *extra["val"]])
     if kind == "strips" and recipe.font_strips > 0:
-        name = f"fontstrips{recipe.font_strips}_train"
+        name = f"fontstrips{recipe.font_strips}{_font_tag(recipe)}_train"
         train = CropSet.join([train, load_or_make(out, name, lambda: _font_strips(recipe, log))])
     log(f"{kind} reader: {len(train.rank)} train crops, {len(val.rank)} val crops")
     if kind in ("chips", "stacks"):

@@ -172,12 +172,27 @@ def _stamp(canvas: Pixels, mask: Pixels, x: int, y: int, colour: Sequence[float]
     region[:] = region * (1 - a) + np.asarray(colour, np.float32) * a
 
 
-def _ink(suit: str, rng: np.random.Generator) -> tuple[float, float, float]:
-    """BGR ink: a printer's red for hearts and diamonds, near black for spades and clubs."""
+def _ink(suit: str, rng: np.random.Generator, off_colour: float = 0.0) -> tuple[float, float, float]:
+    """BGR ink: a printer's red for hearts and diamonds, near black for spades and clubs;
+    ``off_colour`` of the time (no draw is spent when it is 0) any other colour instead."""
+    if off_colour > 0 and rng.random() < off_colour:
+        return odd_ink(rng)
     if suit in "hd":
         return (rng.uniform(10, 70), rng.uniform(0, 45), rng.uniform(150, 235))
     g = rng.uniform(0, 55)
     return (g + rng.uniform(0, 25), g, g)
+
+
+def odd_ink(rng: np.random.Generator) -> tuple[float, float, float]:
+    """BGR ink of any hue, unrelated to the suit, as four-colour decks print theirs (GNOME's
+    green clubs, yellow diamonds and blue spades; KDE Konqi's red spades and green hearts;
+    a poker deck's blue diamonds): a reader trained on some of these must tell a suit by
+    its shape where the colour says nothing."""
+    hsv = np.array([[[rng.uniform(0, 180), rng.uniform(110, 255), rng.uniform(70, 235)]]], np.float32).astype(
+        np.uint8
+    )
+    b, g, r = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0]
+    return float(b), float(g), float(r)
 
 
 def card_face(rng: np.random.Generator) -> Pixels:
@@ -217,8 +232,10 @@ def draw_index(
     context: float,
     rank: int | None = None,
     suit: int | None = None,
+    off_colour: float = 0.0,
 ) -> FontIndex:
-    """One index patch (``patch`` px square, the index box ``context`` times inside it)."""
+    """One index patch (``patch`` px square, the index box ``context`` times inside it),
+    printed in a colour unrelated to its suit ``off_colour`` of the time."""
     rank = int(rng.integers(13)) if rank is None else rank
     suit = int(rng.integers(4)) if suit is None else suit
     s = SUITS[suit]
@@ -253,7 +270,7 @@ def draw_index(
         rx, px = round(centre - rw / 2), round(centre - pw / 2)
     else:
         rx = px = ix
-    ink = _ink(s, rng)
+    ink = _ink(s, rng, off_colour)
     _stamp(canvas, rank_mask, rx, iy, ink)
     _stamp(canvas, pip_mask, px, iy + rank_mask.shape[0] + gap, ink)
     box = (
@@ -344,13 +361,13 @@ def joined_patches(parts: list[Patches], shape: tuple[int, ...]) -> Patches:
     )
 
 
-def _chunk(job: tuple[int, int, int, int, float]) -> Patches:
-    seed, start, n, patch, context = job
+def _chunk(job: tuple[int, int, int, int, float, float]) -> Patches:
+    seed, start, n, patch, context, off_colour = job
     fonts = system_fonts()
     rng = np.random.default_rng([seed, start])
 
     def draw(rank: int, suit: int) -> Pixels:
-        return draw_index(rng, fonts, patch, context, rank=rank, suit=suit).patch
+        return draw_index(rng, fonts, patch, context, rank=rank, suit=suit, off_colour=off_colour).patch
 
     return balanced_patches(start, n, (patch, patch, 3), draw)
 
@@ -363,15 +380,17 @@ def font_index_patches(
     *,
     workers: int = 1,
     progress: Callable[[int, int], None] | None = None,
+    off_colour: float = 0.0,
 ) -> Patches:
-    """``n`` drawn index patches with their rank and suit targets, every card equally often.
+    """``n`` drawn index patches with their rank and suit targets, every card equally often,
+    ``off_colour`` of them printed in a colour unrelated to their suit.
 
-    The same ``seed`` and ``n`` give the same patches whatever ``workers`` is.
+    The same ``seed``, ``n`` and ``off_colour`` give the same patches whatever ``workers`` is.
     """
     from assistant.synth.dataset import run_jobs
 
     system_fonts()  # fail here, not in a worker, when there are none
-    jobs = [(seed, start, min(CHUNK, n - start), patch, context) for start in range(0, n, CHUNK)]
+    jobs = [(seed, start, min(CHUNK, n - start), patch, context, off_colour) for start in range(0, n, CHUNK)]
     parts = run_jobs(_chunk, jobs, workers, progress)
     return joined_patches(parts, (patch, patch, 3))
 
@@ -386,5 +405,6 @@ __all__ = [
     "draw_index",
     "font_index_patches",
     "joined_patches",
+    "odd_ink",
     "system_fonts",
 ]

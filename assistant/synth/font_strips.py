@@ -264,9 +264,15 @@ class FontStrip:
 
 
 def draw_strip(
-    rng: np.random.Generator, fonts: FontSet, pad: int, rank: int | None = None, suit: int | None = None
+    rng: np.random.Generator,
+    fonts: FontSet,
+    pad: int,
+    rank: int | None = None,
+    suit: int | None = None,
+    off_colour: float = 0.0,
 ) -> FontStrip:
-    """One strip patch, ``STRIP_SIZE`` plus ``pad`` px of context on every side."""
+    """One strip patch, ``STRIP_SIZE`` plus ``pad`` px of context on every side; the card
+    is printed in a colour unrelated to its suit ``off_colour`` of the time."""
     rank = int(rng.integers(13)) if rank is None else rank
     suit = int(rng.integers(4)) if suit is None else suit
     s = SUITS[suit]
@@ -293,7 +299,7 @@ def draw_strip(
             )
     canvas = _lay_card(canvas, x0, y0, card_w, card_h, rng)
     card = (x0, y0, card_w, card_h)
-    ink = _ink(s, rng)
+    ink = _ink(s, rng, off_colour)
     pip = _pip_maker(rng, fonts, s)
     index = _index(rng, fonts, rank, pip)
     if rng.random() < 0.12:  # a border line inside the card's edge
@@ -349,13 +355,13 @@ def draw_strip(
 CHUNK = 1000  # strips per job: one random stream each, so the result does not depend on workers
 
 
-def _chunk(job: tuple[int, int, int, int]) -> Patches:
-    seed, start, n, pad = job
+def _chunk(job: tuple[int, int, int, int, float]) -> Patches:
+    seed, start, n, pad, off_colour = job
     fonts = system_fonts()
     rng = np.random.default_rng([seed, start, 7])
 
     def draw(rank: int, suit: int) -> Pixels:
-        return draw_strip(rng, fonts, pad, rank=rank, suit=suit).patch
+        return draw_strip(rng, fonts, pad, rank=rank, suit=suit, off_colour=off_colour).patch
 
     return balanced_patches(start, n, _patch_shape(pad), draw)
 
@@ -372,15 +378,17 @@ def font_strip_patches(
     *,
     workers: int = 1,
     progress: Callable[[int, int], None] | None = None,
+    off_colour: float = 0.0,
 ) -> Patches:
-    """``n`` drawn strip patches with their rank and suit targets, every card equally often.
+    """``n`` drawn strip patches with their rank and suit targets, every card equally often,
+    ``off_colour`` of them printed in a colour unrelated to their suit.
 
-    The same ``seed`` and ``n`` give the same patches whatever ``workers`` is.
+    The same ``seed``, ``n`` and ``off_colour`` give the same patches whatever ``workers`` is.
     """
     from assistant.synth.dataset import run_jobs
 
     system_fonts()  # fail here, not in a worker, when there are none
-    jobs = [(seed, start, min(CHUNK, n - start), pad) for start in range(0, n, CHUNK)]
+    jobs = [(seed, start, min(CHUNK, n - start), pad, off_colour) for start in range(0, n, CHUNK)]
     parts = run_jobs(_chunk, jobs, workers, progress)
     return joined_patches(parts, _patch_shape(pad))
 

@@ -210,6 +210,40 @@ def test_the_strip_reader_also_learns_from_strips_drawn_in_fonts(tiny_zones: Pat
     assert set(drawn.deck) == {"font"}
 
 
+def test_font_crops_of_another_seed_or_ink_share_are_drawn_anew_and_cached_apart(
+    tiny_zones: Path, tmp_path: Path
+) -> None:
+    """A recipe that fine-tunes on font strips of another seed, some inked off their suit's
+    colour, must not load the first recipe's cached strips under the same name."""
+    from assistant.detect.reader_data import CropSet
+    from assistant.detect.train_reader import train_reader
+    from assistant.synth.font_indices import NoFontsError, system_fonts
+
+    try:
+        system_fonts()
+    except NoFontsError as error:
+        pytest.skip(str(error))
+    out = tmp_path / "strips"
+    first = ReaderRecipe(crop=88, crop_width=40, epochs=1, batch=16, font_strips=26, out=str(out))
+    train_reader("strips", tiny_zones, first, log=lambda line: None)
+    again = ReaderRecipe(
+        crop=88,
+        crop_width=40,
+        epochs=1,
+        batch=16,
+        font_strips=26,
+        font_seed=2,
+        font_off_colour=0.5,
+        init=str(out / "best.pt"),
+        out=str(tmp_path / "strips_again"),
+    )
+    train_reader("strips", tiny_zones, again, log=lambda line: None)
+    plain = CropSet.load(out / "crops_fontstrips26_train.npz")
+    off = CropSet.load(tmp_path / "strips_again" / "crops_fontstrips26_seed2_off0.5_train.npz")
+    assert off.patches.shape == plain.patches.shape
+    assert not np.array_equal(off.patches, plain.patches)
+
+
 def test_negative_crops_are_index_sized_and_stay_clear_of_every_printed_index(tiny_zones: Path) -> None:
     from assistant.detect.reader_data import NO_TARGET, negative_crops, quad_box
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -116,3 +117,48 @@ def test_the_pip_drawn_is_the_labelled_suits_and_the_rank_the_labelled_ranks(
         pips = [symbols[t] for t in drawn_text[1:] if t in symbols] + drawn_polygons[:1]
         assert ("T" if rank_text == "10" else rank_text) == name[:-1]
         assert pips[0] == name[-1]
+
+
+def _ink_hue_and_redness(patch: np.ndarray) -> tuple[float, float]:
+    """Hue (OpenCV's 0-180) and redness of the darkest pixels of the index box."""
+    centre = patch[16:36, 16:36].astype(np.float32)
+    dark = centre.sum(-1) < np.percentile(centre.sum(-1), 15)
+    b, g, r = (float(centre[..., c][dark].mean()) for c in range(3))
+    pixel = np.array([[[b, g, r]]], np.float32).clip(0, 255).astype(np.uint8)
+    return float(cv2.cvtColor(pixel, cv2.COLOR_BGR2HSV)[0, 0, 0]), r - (b + g) / 2
+
+
+def test_off_colour_inks_come_in_every_hue_whatever_the_suit() -> None:
+    """Four-colour decks print a suit in green, blue, yellow or even red: an off-colour ink
+    says nothing of the suit, so the reader must learn the pip's shape from it."""
+    rng = np.random.default_rng(3)
+    for suit in "hdsc":
+        inks = np.array([[font_indices._ink(suit, rng, off_colour=1.0)] for _ in range(300)], np.float32)
+        hues = cv2.cvtColor(inks.clip(0, 255).astype(np.uint8), cv2.COLOR_BGR2HSV)[:, 0, 0]
+        assert np.bincount(hues // 30, minlength=6).min() >= 20, f"hues of {suit}: {sorted(hues)}"
+
+
+def test_an_off_colour_share_inks_about_that_share_of_hearts_in_other_colours(fonts: FontSet) -> None:
+    """With no share every heart is inked red; with half, about half are not."""
+    share_not_red = {}
+    for off in (0.0, 0.5):
+        rng = np.random.default_rng(4)
+        redness = [
+            _ink_hue_and_redness(
+                draw_index(rng, fonts, 52, CONTEXT, rank=k % 13, suit=SUITS.index("h"), off_colour=off).patch
+            )[1]
+            for k in range(60)
+        ]
+        share_not_red[off] = float(np.mean(np.array(redness) < 20))
+    assert share_not_red[0.0] < 0.1
+    assert 0.25 < share_not_red[0.5] < 0.75, share_not_red
+
+
+def test_no_off_colour_share_draws_what_the_first_recipes_drew(fonts: FontSet) -> None:
+    """A share of 0 spends no random draw on it: the font indices of the recipes written
+    before it (and their caches) stay the same patches."""
+    before, _, _ = font_index_patches(5, 26, 52, CONTEXT)
+    now, _, _ = font_index_patches(5, 26, 52, CONTEXT, off_colour=0.0)
+    off, _, _ = font_index_patches(5, 26, 52, CONTEXT, off_colour=0.3)
+    assert np.array_equal(before, now)
+    assert not np.array_equal(before, off)

@@ -73,3 +73,18 @@ def test_a_ten_shows_more_ink_down_its_left_column_than_a_three(fonts: FontSet) 
         return float(np.median(inks))
 
     assert column_ink("T") > column_ink("3") + 0.05
+
+
+def test_an_off_colour_share_inks_some_hearts_strips_in_other_colours(fonts: FontSet) -> None:
+    """Four-colour decks: with a share of half, the index and pips of about half the
+    hearts are inked in a colour other than red; with none, all of them are red."""
+    share_not_red = {}
+    for off in (0.0, 0.5):
+        rng = np.random.default_rng(5)
+        redness = [
+            _ink_redness(draw_strip(rng, fonts, PAD, rank=k % 13, suit=2, off_colour=off).patch)
+            for k in range(48)
+        ]
+        share_not_red[off] = float(np.mean(np.array(redness) < 20))
+    # the measure is rough (the darkest pixels of the corner are not always ink): compare
+    assert share_not_red[0.5] >= share_not_red[0.0] + 0.15, share_not_red
