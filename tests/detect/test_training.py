@@ -189,15 +189,21 @@ def test_strip_reader_trains_on_the_left_strips_of_upright_cards_and_reads_them_
     np.testing.assert_allclose(probs["rank"].sum(1), 1, atol=1e-4)
 
 
-def test_the_strip_reader_also_learns_from_strips_drawn_in_fonts(tiny_zones: Path, tmp_path: Path) -> None:
-    from assistant.detect.reader_data import CropSet
-    from assistant.detect.train_reader import train_reader
+def _fonts_or_skip() -> None:
+    """Skip a test that draws font crops on a machine without the font packages."""
     from assistant.synth.font_indices import NoFontsError, system_fonts
 
     try:
         system_fonts()
     except NoFontsError as error:
         pytest.skip(str(error))
+
+
+def test_the_strip_reader_also_learns_from_strips_drawn_in_fonts(tiny_zones: Path, tmp_path: Path) -> None:
+    from assistant.detect.reader_data import CropSet
+    from assistant.detect.train_reader import train_reader
+
+    _fonts_or_skip()
     out = tmp_path / "strips"
     recipe = ReaderRecipe(crop=88, crop_width=40, epochs=1, batch=16, font_strips=26, out=str(out))
     said: list[str] = []
@@ -217,12 +223,8 @@ def test_font_crops_of_another_seed_or_ink_share_are_drawn_anew_and_cached_apart
     colour, must not load the first recipe's cached strips under the same name."""
     from assistant.detect.reader_data import CropSet
     from assistant.detect.train_reader import train_reader
-    from assistant.synth.font_indices import NoFontsError, system_fonts
 
-    try:
-        system_fonts()
-    except NoFontsError as error:
-        pytest.skip(str(error))
+    _fonts_or_skip()
     out = tmp_path / "strips"
     first = ReaderRecipe(crop=88, crop_width=40, epochs=1, batch=16, font_strips=26, out=str(out))
     train_reader("strips", tiny_zones, first, log=lambda line: None)
@@ -269,12 +271,8 @@ def test_index_reader_trained_with_negatives_has_an_index_head_and_font_crops_jo
     tiny_zones: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from assistant.detect.train_reader import export_reader, train_reader
-    from assistant.synth import font_indices
 
-    try:
-        font_indices.system_fonts()
-    except font_indices.NoFontsError as error:
-        pytest.skip(str(error))
+    _fonts_or_skip()
     out = tmp_path / "checked"
     recipe = ReaderRecipe(crop=32, epochs=1, batch=32, out=str(out), negatives=3, font_indices=26)
     lines: list[str] = []
