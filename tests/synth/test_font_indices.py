@@ -58,6 +58,15 @@ def test_every_card_is_drawn_equally_often_and_the_same_seed_draws_the_same(font
     assert not np.array_equal(patches, other)
 
 
+def _ink_redness(patch: np.ndarray) -> float:
+    """Red minus the other channels over the darkest pixels (the ink) of the index box,
+    which fills the middle 1/1.84 of the patch."""
+    centre = patch[16:36, 16:36].astype(np.float32)
+    dark = centre.sum(-1) < np.percentile(centre.sum(-1), 15)
+    b, g, r = (float(centre[..., c][dark].mean()) for c in range(3))
+    return r - (b + g) / 2
+
+
 def test_the_targets_name_the_drawn_card_in_the_readers_label_order(fonts: FontSet) -> None:
     """A patch labelled (by :func:`assistant.detect.labels.card_name`) a heart or a diamond is
     inked red, one labelled a spade or a club black: the reader learns the suit it sees."""
@@ -65,11 +74,7 @@ def test_the_targets_name_the_drawn_card_in_the_readers_label_order(fonts: FontS
     redness: dict[str, list[float]] = {s: [] for s in "cdhs"}
     for k in range(80):
         drawn = draw_index(rng, fonts, 52, CONTEXT, rank=k % 13, suit=k % 4)
-        patch = drawn.patch.astype(np.float32)
-        centre = patch[16:36, 16:36]  # the index box fills the middle 1/1.84 of the patch
-        dark = centre.sum(-1) < np.percentile(centre.sum(-1), 15)  # the ink
-        b, g, r = (centre[..., c][dark].mean() for c in range(3))
-        redness[card_name(drawn.rank, drawn.suit)[-1]].append(r - (b + g) / 2)
+        redness[card_name(drawn.rank, drawn.suit)[-1]].append(_ink_redness(drawn.patch))
     assert np.median(redness["h"]) > 40 and np.median(redness["d"]) > 40
     assert np.median(redness["s"]) < 15 and np.median(redness["c"]) < 15
 
@@ -119,15 +124,6 @@ def test_the_pip_drawn_is_the_labelled_suits_and_the_rank_the_labelled_ranks(
         assert pips[0] == name[-1]
 
 
-def _ink_hue_and_redness(patch: np.ndarray) -> tuple[float, float]:
-    """Hue (OpenCV's 0-180) and redness of the darkest pixels of the index box."""
-    centre = patch[16:36, 16:36].astype(np.float32)
-    dark = centre.sum(-1) < np.percentile(centre.sum(-1), 15)
-    b, g, r = (float(centre[..., c][dark].mean()) for c in range(3))
-    pixel = np.array([[[b, g, r]]], np.float32).clip(0, 255).astype(np.uint8)
-    return float(cv2.cvtColor(pixel, cv2.COLOR_BGR2HSV)[0, 0, 0]), r - (b + g) / 2
-
-
 def test_off_colour_inks_come_in_every_hue_whatever_the_suit() -> None:
     """Four-colour decks print a suit in green, blue, yellow or even red: an off-colour ink
     says nothing of the suit, so the reader must learn the pip's shape from it."""
@@ -144,9 +140,9 @@ def test_an_off_colour_share_inks_about_that_share_of_hearts_in_other_colours(fo
     for off in (0.0, 0.5):
         rng = np.random.default_rng(4)
         redness = [
-            _ink_hue_and_redness(
+            _ink_redness(
                 draw_index(rng, fonts, 52, CONTEXT, rank=k % 13, suit=SUITS.index("h"), off_colour=off).patch
-            )[1]
+            )
             for k in range(60)
         ]
         share_not_red[off] = float(np.mean(np.array(redness) < 20))
