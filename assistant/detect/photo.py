@@ -124,6 +124,10 @@ class PhotoSettings:
     #: ``STRIP_WEIGHT``): chosen on the validation close-ups with stop 21's strip reader,
     #: F1 0.667 (107 right, 30 wrong) at 0.2 against 0.640 (111 right, 52 wrong) at 0.5
     strip_weight: float = 0.2
+    #: stage-1 face-up card boxes are kept in the patches from this confidence on (None:
+    #: from the zone detector's ``ZONE_CONF``, as every other box); the zone crops'
+    #: ``ZONE_CARD_CONF`` (stop 25) was not measured on photos
+    card_box_conf: float | None = None
 
 
 @dataclass
@@ -265,7 +269,9 @@ class PhotoDetector:
     def __init__(self, zones: CardDetector | None = None, settings: PhotoSettings | None = None) -> None:
         self.settings = settings if settings is not None else PhotoSettings()
         zones = zones if zones is not None else CardDetector.for_zones()
-        self.zones = zones.reading_in(self.settings.index_views, self.settings.strip_weight)
+        self.zones = zones.reading_in(
+            self.settings.index_views, self.settings.strip_weight
+        ).keeping_card_boxes_from(self.settings.card_box_conf)
         names = self.zones.detector.names
         self._card, self._back = names.index("card"), names.index("face_down")
         self._chips = {i: n.removeprefix("chips_") for i, n in enumerate(names) if n.startswith("chips_")}

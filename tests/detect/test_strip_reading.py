@@ -10,7 +10,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from assistant.detect.pipeline import MODELS_DIR, STRIP_WEIGHT, CardDetector, _tempered, read_image
+from assistant.detect import pipeline
+from assistant.detect.pipeline import (
+    MODELS_DIR,
+    STRIP_ALONE_MIN_READING,
+    STRIP_WEIGHT,
+    CardDetector,
+    _tempered,
+    read_image,
+)
+from tests.detect.upright_zone import TUX_BACK, TWO_OF_CLUBS, UPRIGHT, reading_of, stage_1
 
 STRIPS = Path(__file__).parent / "fixtures" / "strips"
 
@@ -66,3 +75,47 @@ def test_a_strip_reading_counts_as_much_as_an_index_reading() -> None:
     assert int((strip * unsure).argmax()) == 0
     assert int((strip * sure).argmax()) == 1
     assert int((strip * torn).argmax()) == 0
+
+
+@pytest.mark.parametrize(
+    ("name", "lost_without"),
+    [
+        # kde-nicu-white at 1.0 mm per camera pixel: the ten's index lies off the crop's edge
+        ("s601-00007_0099_seat2.cards", "Tc"),
+        # gnome-ornamental at 1.6 mm: the 4 of clubs' thin index is found in neither corner
+        ("s1201-00028_0355_seat3.cards", "4c"),
+    ],
+)
+def test_a_card_box_whose_corners_show_no_index_is_read_from_its_pip_column_when_that_is_sure(
+    zones: CardDetector, monkeypatch: pytest.MonkeyPatch, name: str, lost_without: str
+) -> None:
+    truth = json.loads((STRIPS / f"{name}.json").read_text())
+    true = sorted(o["card"] for o in truth["objects"] if o["kind"] == "card" and o["labelled"])
+    assert _cards(zones, name) == true
+    monkeypatch.setattr(pipeline, "STRIP_ALONE_MIN_READING", 1.01)  # never
+    assert _cards(zones, name) == sorted(set(true) - {lost_without})
+
+
+@pytest.mark.parametrize(("sure", "read"), [(0.85, False), (0.95, True)])
+def test_a_strip_alone_reads_a_card_only_when_read_surely(
+    zones: CardDetector, monkeypatch: pytest.MonkeyPatch, sure: float, read: bool
+) -> None:
+    """A reading is its rank's probability times its suit's: 0.85 of each is under the
+    bar, 0.95 of each over it."""
+    assert sure**2 < STRIP_ALONE_MIN_READING if not read else sure**2 >= STRIP_ALONE_MIN_READING
+    image = read_image(UPRIGHT)
+    monkeypatch.setattr(zones, "_upright_corners", lambda image, box: [])
+    monkeypatch.setattr(zones, "_strip_readings", lambda image, boxes: {0: reading_of("9d", sure)})
+    cards = zones.interpret(image, stage_1(zones, (TWO_OF_CLUBS, "card"))).cards
+    assert [c.card for c in cards] == (["9d"] if read else [])
+    assert all(c.by_geometry for c in cards)
+
+
+def test_a_strip_alone_does_not_read_a_box_with_next_to_no_card_face_white(
+    zones: CardDetector, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A back taken for a card shows no pip column, whatever the strip reader makes of it."""
+    image = read_image(UPRIGHT)
+    monkeypatch.setattr(zones, "_upright_corners", lambda image, box: [])
+    monkeypatch.setattr(zones, "_strip_readings", lambda image, boxes: {0: reading_of("9d", 0.999)})
+    assert zones.interpret(image, stage_1(zones, (TUX_BACK, "card"))).cards == []

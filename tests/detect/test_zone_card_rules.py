@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
-import numpy.typing as npt
 import pytest
 
-from assistant.detect.backends import Boxes
 from assistant.detect.corners import face_share
-from assistant.detect.labels import RANKS, SUITS
 from assistant.detect.pipeline import (
     CHECKED_MIN_FACE,
     LONE_INDEX_MIN_READING,
@@ -20,9 +15,8 @@ from assistant.detect.pipeline import (
     one_of_each,
     read_image,
 )
+from tests.detect.upright_zone import TUX_BACK, TWO_OF_CLUBS, UPRIGHT, reading_of, stage_1
 
-UPRIGHT = Path(__file__).parent / "fixtures" / "upright" / "penguins-0118-seat3.cards.png"
-TWO_OF_CLUBS, TUX_BACK = (1, 22, 48, 110), (88, 23, 140, 102)
 CORNER = (2, 24, 11, 45)  # the 2 of clubs' top-left index
 TABLE = (60, 120, 68, 138)  # a patch of bare table below the cards
 
@@ -30,22 +24,6 @@ TABLE = (60, 120, 68, 138)  # a patch of bare table below the cards
 @pytest.fixture(scope="module")
 def zones() -> CardDetector:
     return CardDetector.for_zones(MODELS_DIR)
-
-
-def _stage_1(zones: CardDetector, *found: tuple[tuple[float, float, float, float], str]) -> Boxes:
-    return Boxes(
-        np.array([b for b, _ in found], np.float32),
-        np.full(len(found), 0.8, np.float32),
-        np.array([zones._class[kind] for _, kind in found], np.int64),
-    )
-
-
-def _sure(card: str, p: float = 0.99) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
-    """A reading of ``card`` (e.g. "5h") ``p`` sure of its rank and of its suit."""
-    r = np.full(13, (1 - p) / 12, np.float32)
-    s = np.full(4, (1 - p) / 3, np.float32)
-    r[RANKS.index(card[0])], s[SUITS.index(card[1])] = p, p
-    return r, s
 
 
 def test_a_card_is_in_a_seats_zone_once_so_of_two_readings_of_one_name_the_surer_stands() -> None:
@@ -65,9 +43,9 @@ def test_a_box_with_next_to_no_card_face_white_is_not_read_as_a_card_even_where_
     """A red or patterned back whose corner the reader's index head takes for an index."""
     image = read_image(UPRIGHT)
     assert face_share(image, TUX_BACK) < CHECKED_MIN_FACE < face_share(image, TWO_OF_CLUBS)
-    monkeypatch.setattr(zones, "_upright_corners", lambda image, box: [_sure("Qh")])
-    assert zones.interpret(image, _stage_1(zones, (TUX_BACK, "card"))).cards == []
-    read = zones.interpret(image, _stage_1(zones, (TWO_OF_CLUBS, "card"))).cards
+    monkeypatch.setattr(zones, "_upright_corners", lambda image, box: [reading_of("Qh")])
+    assert zones.interpret(image, stage_1(zones, (TUX_BACK, "card"))).cards == []
+    read = zones.interpret(image, stage_1(zones, (TWO_OF_CLUBS, "card"))).cards
     assert len(read) == 1 and read[0].by_geometry
 
 
@@ -78,7 +56,7 @@ def test_an_index_of_no_card_box_counts_only_when_read_surely(
     """Read less surely, an index standing alone is most often a pip or a court's ornament."""
     assert 0.65**2 < LONE_INDEX_MIN_READING < 0.95**2  # a reading is its rank's p times its suit's
     image = read_image(UPRIGHT)
-    two_of_clubs, lone = _sure("2c"), _sure("5h", sure)
+    two_of_clubs, lone = reading_of("2c"), reading_of("5h", sure)
 
     def read_upright(image, card_boxes, index_boxes, owner):  # type: ignore[no-untyped-def]
         rank, suit = np.stack([two_of_clubs[0], lone[0]]), np.stack([two_of_clubs[1], lone[1]])
@@ -87,7 +65,7 @@ def test_an_index_of_no_card_box_counts_only_when_read_surely(
     monkeypatch.setattr(zones, "_read_upright", read_upright)
     monkeypatch.setattr(zones, "strip_reader", None)
     found = zones.interpret(
-        image, _stage_1(zones, (TWO_OF_CLUBS, "card"), (CORNER, "index"), (TABLE, "index")), reread=False
+        image, stage_1(zones, (TWO_OF_CLUBS, "card"), (CORNER, "index"), (TABLE, "index")), reread=False
     )
     names = sorted(c.card for c in found.cards)
     assert names == (["2c", "5h"] if counts else ["2c"])
