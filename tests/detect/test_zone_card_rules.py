@@ -5,11 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from assistant.detect.backends import Boxes
 from assistant.detect.corners import face_share
+from assistant.detect.photo import PhotoDetector
 from assistant.detect.pipeline import (
     CHECKED_MIN_FACE,
     LONE_INDEX_MIN_READING,
     MODELS_DIR,
+    ZONE_CARD_CONF,
+    ZONE_CONF,
     Card,
     CardDetector,
     one_of_each,
@@ -69,3 +73,27 @@ def test_an_index_of_no_card_box_counts_only_when_read_surely(
     )
     names = sorted(c.card for c in found.cards)
     assert names == (["2c", "5h"] if counts else ["2c"])
+
+
+def test_a_face_up_card_box_that_stage_1_is_unsure_of_is_still_read_but_an_unsure_back_is_not_counted(
+    zones: CardDetector, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A card box's reading is vetted (an index in a corner, card-face white, a sure
+    reading), so face-up card boxes are kept from ``ZONE_CARD_CONF``; a face-down box is
+    counted as it is, so it needs ``ZONE_CONF`` (stop 25). The photo search's patches keep
+    ``ZONE_CONF`` for card boxes too."""
+    assert ZONE_CARD_CONF < 0.2 < ZONE_CONF
+    image = read_image(UPRIGHT)
+    monkeypatch.setattr(zones, "_upright_corners", lambda image, box: [reading_of("2c")])
+    monkeypatch.setattr(zones, "_strip_readings", lambda image, boxes: {})
+    unsure = Boxes(
+        np.array([TWO_OF_CLUBS, TUX_BACK], np.float32),
+        np.array([0.2, 0.2], np.float32),
+        np.array([zones._class["card"], zones._class["face_down"]], np.int64),
+    )
+    found = zones.interpret(image, unsure)
+    assert [c.card for c in found.cards] == ["2c"]
+    assert found.face_down == []
+    patches = PhotoDetector(zones).zones
+    assert patches.min_card_box_conf is None
+    assert patches.interpret(image, unsure).cards == []
