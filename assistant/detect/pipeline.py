@@ -469,6 +469,17 @@ class CardDetector:
             boxes = _surer_index(boxes, more.select(keep), index)
         return boxes
 
+    def _least_conf(self, cls: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
+        """The stage-1 confidence each box of classes ``cls`` is kept from: ``min_conf``,
+        but with a reader whose ``index`` head vets what is read, corner indices whatever
+        stage 1 gave them and face-up card boxes from ``min_card_box_conf``."""
+        least = np.full(len(cls), self.min_conf, np.float32)
+        if self.checks_indices:
+            least[cls == self._class.get("index", -1)] = 0.0
+            if self.min_card_box_conf is not None:
+                least[cls == self._class.get("card", -1)] = self.min_card_box_conf
+        return least
+
     def _strip_readings(
         self, image: npt.NDArray[np.uint8], card_boxes: npt.NDArray[np.float32]
     ) -> dict[int, Reading]:
@@ -640,11 +651,7 @@ class CardDetector:
         """
         out = Detection(name)
         if self.min_conf > 0 and len(boxes):
-            checked = self._class.get("index", -1) if self.checks_indices else -1
-            keep = (boxes.conf >= self.min_conf) | (boxes.cls == checked)
-            if self.checks_indices and self.min_card_box_conf is not None and "card" in self._class:
-                keep |= (boxes.cls == self._class["card"]) & (boxes.conf >= self.min_card_box_conf)
-            boxes = boxes.select(keep)
+            boxes = boxes.select(boxes.conf >= self._least_conf(boxes.cls))
         card_classes = {self._class[k] for k in ("card", "face_down") if k in self._class}
         boxes = boxes.without_contained(card_classes)
         if "index" in self._class:

@@ -102,7 +102,7 @@ def test_a_strip_alone_reads_a_card_only_when_read_surely(
 ) -> None:
     """A reading is its rank's probability times its suit's: 0.85 of each is under the
     bar, 0.95 of each over it."""
-    assert sure**2 < STRIP_ALONE_MIN_READING if not read else sure**2 >= STRIP_ALONE_MIN_READING
+    assert (sure**2 >= STRIP_ALONE_MIN_READING) == read
     image = read_image(UPRIGHT)
     monkeypatch.setattr(zones, "_upright_corners", lambda image, box: [])
     monkeypatch.setattr(zones, "_strip_readings", lambda image, boxes: {0: reading_of("9d", sure)})

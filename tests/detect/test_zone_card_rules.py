@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from assistant.detect.backends import Boxes
 from assistant.detect.corners import face_share
 from assistant.detect.photo import PhotoDetector
 from assistant.detect.pipeline import (
@@ -86,11 +85,7 @@ def test_a_face_up_card_box_that_stage_1_is_unsure_of_is_still_read_but_an_unsur
     image = read_image(UPRIGHT)
     monkeypatch.setattr(zones, "_upright_corners", lambda image, box: [reading_of("2c")])
     monkeypatch.setattr(zones, "_strip_readings", lambda image, boxes: {})
-    unsure = Boxes(
-        np.array([TWO_OF_CLUBS, TUX_BACK], np.float32),
-        np.array([0.2, 0.2], np.float32),
-        np.array([zones._class["card"], zones._class["face_down"]], np.int64),
-    )
+    unsure = stage_1(zones, (TWO_OF_CLUBS, "card"), (TUX_BACK, "face_down"), conf=0.2)
     found = zones.interpret(image, unsure)
     assert [c.card for c in found.cards] == ["2c"]
     assert found.face_down == []

@@ -16,11 +16,13 @@ UPRIGHT = Path(__file__).parent / "fixtures" / "upright" / "penguins-0118-seat3.
 TWO_OF_CLUBS, TUX_BACK = (1, 22, 48, 110), (88, 23, 140, 102)
 
 
-def stage_1(zones: CardDetector, *found: tuple[tuple[float, float, float, float], str]) -> Boxes:
-    """Stage-1 boxes of the given (box, class name), each 0.8 sure."""
+def stage_1(
+    zones: CardDetector, *found: tuple[tuple[float, float, float, float], str], conf: float = 0.8
+) -> Boxes:
+    """Stage-1 boxes of the given (box, class name), each ``conf`` sure."""
     return Boxes(
         np.array([b for b, _ in found], np.float32),
-        np.full(len(found), 0.8, np.float32),
+        np.full(len(found), conf, np.float32),
         np.array([zones._class[kind] for _, kind in found], np.int64),
     )
 
