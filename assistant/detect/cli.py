@@ -56,6 +56,12 @@ def register(subparsers: Any) -> None:
         r = sub.add_parser(name, help=helptext)
         r.add_argument("--resume", action="store_true", help="continue from OUT/last.pt")
         r.add_argument("--epochs", type=int)
+        r.add_argument(
+            "--threads",
+            type=int,
+            default=1,
+            help="CPU threads torch may use (default 1: leaves a core to another run beside it)",
+        )
     fo = sub.add_parser(
         "from-onnx",
         help="a reader checkpoint rebuilt from its ONNX file (a recipe's init when the run is gone)",
@@ -173,7 +179,11 @@ def _train(args: argparse.Namespace) -> int:
                 "chips": recipe.chips,
                 "stacks": recipe.stacks,
             }[kind]
-            best = train_reader(kind, recipe.dataset, section, resume=args.resume, epochs=args.epochs)
+            if args.threads < 1:
+                raise CommandError("--threads must be at least 1")
+            best = train_reader(
+                kind, recipe.dataset, section, resume=args.resume, epochs=args.epochs, threads=args.threads
+            )
             print(f"{args.stage} weights: {best}")
         elif args.stage == "from-onnx":
             _from_onnx(args.onnx, args.out)

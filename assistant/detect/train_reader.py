@@ -99,6 +99,7 @@ def _index_extras(
                 workers=default_workers(),
                 progress=progress,
                 off_colour=recipe.font_off_colour,
+                coarse=recipe.font_coarse,
             )
             return CropSet(patches, ranks, suits, ["font"] * len(ranks))
 
@@ -140,7 +141,8 @@ def _font_tag(recipe: ReaderRecipe) -> str:
     """What sets a recipe's font crops apart in their cache's name, beyond their number
     (nothing for the first recipes' seed 1 in two colours, so their caches still load)."""
     tag = "" if recipe.font_seed == 1 else f"_seed{recipe.font_seed}"
-    return tag + (f"_off{recipe.font_off_colour:g}" if recipe.font_off_colour > 0 else "")
+    tag += f"_off{recipe.font_off_colour:g}" if recipe.font_off_colour > 0 else ""
+    return tag + (f"_coarse{recipe.font_coarse:g}" if recipe.font_coarse > 0 else "")
 
 
 def chip_training_crops(dataset: Path, recipe: ReaderRecipe, split: str, patch: int) -> CropSet:
@@ -296,9 +298,11 @@ def train_reader(
     resume: bool = False,
     epochs: int | None = None,
     log: Callable[[str], None] = print,
+    threads: int = 1,
 ) -> Path:
-    """Train the ``kind`` reader ("index" or "chips"); returns ``OUT/best.pt``."""
-    torch.set_num_threads(1)
+    """Train the ``kind`` reader ("index", "strips", "chips" or "stacks") on ``threads`` CPU
+    threads; returns ``OUT/best.pt``."""
+    torch.set_num_threads(threads)
     out = Path(recipe.out)
     if not resume and (out / "last.pt").is_file():
         raise ValueError(

@@ -225,6 +225,17 @@ class FontIndex:
     suit: int
 
 
+COARSE_PX_PER_MM = (0.33, 0.6)  # a table camera 1.7-3 mm per pixel at the cards: a 9 mm index is 3-5 px
+
+
+def _sensor(rng: np.random.Generator, coarse: float) -> float:
+    """The camera's pixels per millimetre: 0.6-2.5 (a sharp table camera, a close-up), or
+    ``coarse`` of the time (no draw is spent when it is 0) a coarse one's."""
+    if coarse > 0 and rng.random() < coarse:
+        return float(rng.uniform(*COARSE_PX_PER_MM))
+    return float(rng.choice([rng.uniform(0.6, 1.1), rng.uniform(1.1, 2.5)], p=[0.6, 0.4]))
+
+
 def draw_index(
     rng: np.random.Generator,
     fonts: FontSet,
@@ -233,9 +244,11 @@ def draw_index(
     rank: int | None = None,
     suit: int | None = None,
     off_colour: float = 0.0,
+    coarse: float = 0.0,
 ) -> FontIndex:
     """One index patch (``patch`` px square, the index box ``context`` times inside it),
-    printed in a colour unrelated to its suit ``off_colour`` of the time."""
+    printed in a colour unrelated to its suit ``off_colour`` of the time and filmed by a
+    coarse camera (:data:`COARSE_PX_PER_MM`) ``coarse`` of the time."""
     rank = int(rng.integers(13)) if rank is None else rank
     suit = int(rng.integers(4)) if suit is None else suit
     s = SUITS[suit]
@@ -313,7 +326,7 @@ def draw_index(
     )
     turned = corners @ turn.T
     box_f = (turned[:, 0].min(), turned[:, 1].min(), turned[:, 0].max(), turned[:, 1].max())
-    sensor = rng.choice([rng.uniform(0.6, 1.1), rng.uniform(1.1, 2.5)], p=[0.6, 0.4])  # px per mm
+    sensor = _sensor(rng, coarse)
     out_scale = max(1.0, sensor)  # zone crops are resampled to 1 mm per px
     small = max(8, round(size * sensor / mm))
     img = cv2.resize(np.clip(canvas, 0, 255).astype(np.uint8), (small, small), interpolation=cv2.INTER_AREA)
@@ -361,13 +374,15 @@ def joined_patches(parts: list[Patches], shape: tuple[int, ...]) -> Patches:
     )
 
 
-def _chunk(job: tuple[int, int, int, int, float, float]) -> Patches:
-    seed, start, n, patch, context, off_colour = job
+def _chunk(job: tuple[int, int, int, int, float, float, float]) -> Patches:
+    seed, start, n, patch, context, off_colour, coarse = job
     fonts = system_fonts()
     rng = np.random.default_rng([seed, start])
 
     def draw(rank: int, suit: int) -> Pixels:
-        return draw_index(rng, fonts, patch, context, rank=rank, suit=suit, off_colour=off_colour).patch
+        return draw_index(
+            rng, fonts, patch, context, rank=rank, suit=suit, off_colour=off_colour, coarse=coarse
+        ).patch
 
     return balanced_patches(start, n, (patch, patch, 3), draw)
 
@@ -381,21 +396,28 @@ def font_index_patches(
     workers: int = 1,
     progress: Callable[[int, int], None] | None = None,
     off_colour: float = 0.0,
+    coarse: float = 0.0,
 ) -> Patches:
     """``n`` drawn index patches with their rank and suit targets, every card equally often,
-    ``off_colour`` of them printed in a colour unrelated to their suit.
+    ``off_colour`` of them printed in a colour unrelated to their suit, ``coarse`` of them
+    filmed by a coarse camera.
 
-    The same ``seed``, ``n`` and ``off_colour`` give the same patches whatever ``workers`` is.
+    The same ``seed``, ``n``, ``off_colour`` and ``coarse`` give the same patches whatever
+    ``workers`` is.
     """
     from assistant.synth.dataset import run_jobs
 
     system_fonts()  # fail here, not in a worker, when there are none
-    jobs = [(seed, start, min(CHUNK, n - start), patch, context, off_colour) for start in range(0, n, CHUNK)]
+    jobs = [
+        (seed, start, min(CHUNK, n - start), patch, context, off_colour, coarse)
+        for start in range(0, n, CHUNK)
+    ]
     parts = run_jobs(_chunk, jobs, workers, progress)
     return joined_patches(parts, (patch, patch, 3))
 
 
 __all__ = [
+    "COARSE_PX_PER_MM",
     "FONT_PACKAGES",
     "FontIndex",
     "FontSet",

@@ -267,6 +267,23 @@ def test_negative_crops_are_index_sized_and_stay_clear_of_every_printed_index(ti
                 assert not any(np.array_equal(patch, p) for p in crops.patches)
 
 
+def test_font_indices_for_coarse_cameras_are_cached_under_their_own_name() -> None:
+    from assistant.detect.train_reader import _font_tag
+
+    assert _font_tag(ReaderRecipe()) == ""  # the first recipes' caches still load
+    assert _font_tag(ReaderRecipe(font_seed=2, font_coarse=0.4)) == "_seed2_coarse0.4"
+    assert _font_tag(ReaderRecipe(font_off_colour=0.25, font_coarse=0.4)) == "_off0.25_coarse0.4"
+
+
+def test_reader_training_refuses_fewer_than_one_thread(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from assistant.cli import main
+
+    assert main(["train", "reader", "--threads", "0"]) != 0
+    assert "--threads must be at least 1" in capsys.readouterr().err
+
+
 def test_index_reader_trained_with_negatives_has_an_index_head_and_font_crops_join_training(
     tiny_zones: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

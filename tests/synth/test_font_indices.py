@@ -158,3 +158,46 @@ def test_no_off_colour_share_draws_what_the_first_recipes_drew(fonts: FontSet) -
     off, _, _ = font_index_patches(5, 26, 52, CONTEXT, off_colour=0.3)
     assert np.array_equal(before, now)
     assert not np.array_equal(before, off)
+
+
+def test_a_coarse_share_films_about_that_share_of_indices_by_a_coarse_camera() -> None:
+    """Table cameras 1.7-3 mm per pixel at the cards see a 9 mm index as 3-5 pixels: with a
+    coarse share, about that share of the indices are filmed so; without, none is."""
+    low, high = font_indices.COARSE_PX_PER_MM
+    for coarse in (0.0, 0.4):
+        rng = np.random.default_rng(6)
+        sensors = np.array([font_indices._sensor(rng, coarse) for _ in range(2000)])
+        share = float(np.mean(sensors < 0.6))
+        assert abs(share - coarse) < 0.04, (coarse, share)
+        assert sensors.min() >= low and sensors.max() <= 2.5
+        assert sensors[sensors < 0.6].max(initial=low) <= high
+
+
+def test_indices_filmed_by_a_coarse_camera_keep_less_fine_detail(fonts: FontSet) -> None:
+    """The same cards drawn for a coarse camera come out softer (less edge energy) than
+    drawn for the cameras the first recipes had."""
+
+    def edges(coarse: float) -> float:
+        rng = np.random.default_rng(8)
+        patches = [
+            draw_index(rng, fonts, 52, CONTEXT, rank=k % 13, suit=k % 4, coarse=coarse).patch
+            for k in range(40)
+        ]
+        return float(
+            np.mean(
+                [
+                    np.abs(cv2.Laplacian(cv2.cvtColor(p, cv2.COLOR_BGR2GRAY), cv2.CV_32F)).mean()
+                    for p in patches
+                ]
+            )
+        )
+
+    assert edges(1.0) < 0.7 * edges(0.0)
+
+
+def test_no_coarse_share_draws_what_the_first_recipes_drew(fonts: FontSet) -> None:
+    before, _, _ = font_index_patches(5, 26, 52, CONTEXT)
+    now, _, _ = font_index_patches(5, 26, 52, CONTEXT, coarse=0.0)
+    coarse, _, _ = font_index_patches(5, 26, 52, CONTEXT, coarse=0.5)
+    assert np.array_equal(before, now)
+    assert not np.array_equal(before, coarse)
