@@ -137,12 +137,15 @@ def _font_strips(recipe: ReaderRecipe, log: Callable[[str], None]) -> CropSet:
     return CropSet(patches, ranks, suits, ["font"] * len(ranks))
 
 
-def _font_tag(recipe: ReaderRecipe) -> str:
+def _font_tag(recipe: ReaderRecipe, *, strips: bool = False) -> str:
     """What sets a recipe's font crops apart in their cache's name, beyond their number
-    (nothing for the first recipes' seed 1 in two colours, so their caches still load)."""
+    (nothing for the first recipes' seed 1 in two colours, so their caches still load).
+    Font strips are drawn the same whatever ``font_coarse`` says (it films font indices
+    only), so their name leaves it out."""
     tag = "" if recipe.font_seed == 1 else f"_seed{recipe.font_seed}"
     tag += f"_off{recipe.font_off_colour:g}" if recipe.font_off_colour > 0 else ""
-    return tag + (f"_coarse{recipe.font_coarse:g}" if recipe.font_coarse > 0 else "")
+    coarse = recipe.font_coarse > 0 and not strips
+    return tag + (f"_coarse{recipe.font_coarse:g}" if coarse else "")
 
 
 def chip_training_crops(dataset: Path, recipe: ReaderRecipe, split: str, patch: int) -> CropSet:
@@ -342,7 +345,7 @@ def train_reader(
         extra = _index_extras(recipe, dataset, out, patch, log)
         train, val = CropSet.join([train, *extra["train"]]), CropSet.join([val, *extra["val"]])
     if kind == "strips" and recipe.font_strips > 0:
-        name = f"fontstrips{recipe.font_strips}{_font_tag(recipe)}_train"
+        name = f"fontstrips{recipe.font_strips}{_font_tag(recipe, strips=True)}_train"
         train = CropSet.join([train, load_or_make(out, name, lambda: _font_strips(recipe, log))])
     log(f"{kind} reader: {len(train.rank)} train crops, {len(val.rank)} val crops")
     if kind in ("chips", "stacks"):

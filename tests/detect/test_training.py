@@ -275,6 +275,15 @@ def test_font_indices_for_coarse_cameras_are_cached_under_their_own_name() -> No
     assert _font_tag(ReaderRecipe(font_off_colour=0.25, font_coarse=0.4)) == "_off0.25_coarse0.4"
 
 
+def test_font_strips_keep_their_cache_name_whatever_the_coarse_share() -> None:
+    from assistant.detect.train_reader import _font_tag
+
+    # font_coarse films font indices only: the strips it leaves unchanged share one cache
+    coarse = ReaderRecipe(font_off_colour=0.25, font_coarse=0.4)
+    assert _font_tag(coarse, strips=True) == _font_tag(ReaderRecipe(font_off_colour=0.25))
+    assert _font_tag(ReaderRecipe(font_seed=3, font_coarse=0.4), strips=True) == "_seed3"
+
+
 def test_reader_training_refuses_fewer_than_one_thread(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
