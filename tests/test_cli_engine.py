@@ -73,7 +73,7 @@ def test_score_reports_eliminated_both_declarers_and_naturals() -> None:
         ({"pot": -1}, "'pot' cannot be negative"),
     ],
 )
-def test_score_rejects_invalid_input_with_one_line(change: dict, message: str) -> None:
+def test_score_rejects_invalid_input_with_one_line(change: dict[str, object], message: str) -> None:
     out = run("score", stdin=json.dumps(dict(ANNA_BEN_CARLA_DAN, **change)))
     assert out.returncode != 0
     assert out.stdout == ""

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.engine import PRESETS
+from assistant.engine import PRESETS, SessionStarted
 from assistant.recording import RecordingError, load_recording, replay_summaries
 
 SESSIONS = Path(__file__).resolve().parent.parent / "fixtures" / "sessions"
@@ -19,7 +19,9 @@ def test_recorded_session_replays_to_its_golden_results(name: str) -> None:
     summaries = replay_summaries(events)
     assert len(summaries) >= 3
     assert summaries == golden["hands"]
-    starting = sum(p.stack for p in events[0].players)  # type: ignore[union-attr]
+    first = events[0]
+    assert isinstance(first, SessionStarted)
+    starting = sum(p.stack for p in first.players)
     assert sum(summaries[-1]["stacks"]) == starting
 
 

@@ -12,6 +12,7 @@ from assistant.engine import Stakes, preset
 from assistant.engine.autoplay import play_session
 from assistant.engine.history import events_to_list
 from assistant.store import SessionStore, StoreError
+from tests.helpers import decision_of
 
 CRASHING_GAME = """
 import os, signal, sys
@@ -39,7 +40,7 @@ def test_a_session_killed_mid_hand_resumes_exactly_where_it_was(tmp_path: Path) 
     resumed = SessionStore(db).resume()
     assert len(resumed.events) == saved
     assert resumed.state.pot == 3 + 6
-    assert resumed.decision.seat == 0 and resumed.decision.to_call == 3
+    assert decision_of(resumed).seat == 0 and decision_of(resumed).to_call == 3
     resumed.call(0)  # and play goes on
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from assistant.dashboard.controller import DealerController
 from assistant.engine import DecisionKind, Phase, Session, parse_card
 from tests.dashboard.conftest import new_session
+from tests.helpers import phase_of
 
 
 def press(controller: DealerController, keys: str) -> None:
@@ -90,13 +91,13 @@ def test_showdown_cards_are_typed_one_after_another() -> None:
     press(controller, " " + "  " + "6c9h")  # Ben then Anna: one face down, one up
     press(controller, "CC" + "NN")  # checks; nobody draws: the last betting round
     press(controller, "CC")
-    assert session.state.phase is Phase.DECLARING
+    assert phase_of(session) is Phase.DECLARING
     press(controller, "LH")
     assert session.decision is not None and session.decision.kind is DecisionKind.SHOW
     press(controller, "Ah")
     assert session.state.seats[1].shown
     press(controller, "9s")
-    assert session.state.phase is Phase.COMPLETE
+    assert phase_of(session) is Phase.COMPLETE
     assert session.state.result is not None and session.state.result.awards == {0: 1, 1: 1}
 
 

@@ -8,10 +8,15 @@ from typing import Any
 from PySide6.QtCore import Qt
 
 from assistant.dashboard.main_window import DashboardWindow
-from assistant.engine import Card, Phase, Rank, Suit, parse_card
+from assistant.engine import Card, Phase, Rank, Session, Suit, parse_card
 from assistant.store import SessionStore
 from tests.dashboard.conftest import new_session
 from tests.dashboard.test_presenter import SHOWDOWN_KEYS
+
+
+def up_cards(session: Session, seat: int) -> tuple[Card, ...]:
+    """``seat``'s face-up cards now."""
+    return session.state.seats[seat].up_cards
 
 
 def type_keys(qtbot: Any, window: DashboardWindow, keys: str) -> None:
@@ -71,10 +76,10 @@ def test_clicks_drive_the_same_actions(qtbot: Any, window: DashboardWindow) -> N
     assert window.picker.isVisibleTo(window)
     seven_of_hearts = window.picker.buttons[Card(Rank.SEVEN, Suit.HEARTS)]
     qtbot.mouseClick(seven_of_hearts, Qt.MouseButton.LeftButton)
-    assert session.state.seats[1].up_cards == (parse_card("7h"),)
+    assert up_cards(session, 1) == (parse_card("7h"),)
     assert not seven_of_hearts.isEnabled()  # a card in play cannot be picked again
     qtbot.mouseClick(window.buttons["undo"], Qt.MouseButton.LeftButton)
-    assert session.state.seats[1].up_cards == ()
+    assert up_cards(session, 1) == ()
     assert seven_of_hearts.isEnabled()
 
 

@@ -16,6 +16,7 @@ from assistant.detect.labels import MAX_CHIPS
 from assistant.detect.reader_data import CropSet, chip_crops, chip_target, fewer_unknown
 from assistant.detect.recipe import Recipe
 from tests.detect.datasets import fixture_dataset
+from tests.detect.images import as_bgr
 
 FIXTURES = Path(__file__).parent / "fixtures"
 MODELS = Path(__file__).resolve().parents[2] / "models"
@@ -184,7 +185,7 @@ def test_a_chip_reader_trained_on_chip_scenes_and_exported_runs_in_the_detector(
     detector = CardDetector.for_zones(models)
     assert detector.chip_reader is not None and detector.chip_reader.size == 80
     truth = json.loads(next((scenes / "truth" / "train").glob("*.json")).read_text())
-    image = cv2.imread(str(scenes / "images" / "train" / truth["image"]))
+    image = as_bgr(cv2.imread(str(scenes / "images" / "train" / truth["image"])))
     result = detector.detect(image, truth["image"])
     assert result.chips, "stage 1 finds the stacks of a chip scene's bet or pot zone"
     for stack in result.chips:

@@ -19,7 +19,9 @@ def test_square_crop_centres_the_box_and_scales_its_longer_side() -> None:
 
 
 @pytest.mark.parametrize("box", [(-30, -30, 10, 10), (290, 190, 330, 230), (0, 0, 300, 200)])
-def test_square_crop_pads_by_replication_where_the_box_leaves_the_image(box: tuple) -> None:
+def test_square_crop_pads_by_replication_where_the_box_leaves_the_image(
+    box: tuple[float, float, float, float],
+) -> None:
     img = np.full((200, 300, 3), 77, np.uint8)
     crop = square_crop(img, box, 32)
     assert crop.shape == (32, 32, 3)

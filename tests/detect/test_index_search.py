@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -39,7 +41,8 @@ def zones() -> CardDetector:
 def test_the_search_takes_in_the_index_of_every_design_that_prints_rank_over_pip() -> None:
     """Each deck design's top-left index box (decks.json, fractions of the card) is
     matched by one of the searched boxes, from 15 mm tall indices to the Nicu decks' 31."""
-    candidates = upright_index_candidates((0, 0, 63, 88))
+    # tuples at run time (its Box type also allows arrays, which box_iou is not typed for)
+    candidates = cast(list[Sequence[float]], upright_index_candidates((0, 0, 63, 88)))
     judged = 0
     for deck in load_records():
         u0, v0, u1, v1 = deck.index_box
@@ -96,7 +99,12 @@ def test_a_card_read_surely_from_its_stage_1_indices_is_not_searched_again(
     image = read_image(TANGO)
     searched: list[str] = []
     reread = zones._with_searched_corners
-    monkeypatch.setattr(zones, "_with_searched_corners", lambda *a: searched.append(a[1].card) or reread(*a))
+
+    def searching(*a: Any) -> object:
+        searched.append(a[1].card)
+        return reread(*a)
+
+    monkeypatch.setattr(zones, "_with_searched_corners", searching)
     cards = zones.detect(image).cards
     assert [c.card for c in cards] == ["8c"] and searched == []
     monkeypatch.setattr("assistant.detect.pipeline.REREAD_BELOW", 1.01)  # every card searched again

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pytest
@@ -20,6 +21,7 @@ def _trained_looking(heads: dict[str, int], size: int, width: int, seed: int) ->
     with torch.no_grad():
         for m in reader.modules():
             if isinstance(m, torch.nn.BatchNorm2d):
+                assert m.running_mean is not None and m.running_var is not None
                 m.running_mean.uniform_(-3, 3)
                 m.running_var.uniform_(0.5, 9)
                 m.weight.uniform_(0.3, 2)
@@ -73,7 +75,7 @@ def test_calibrated_batch_norms_train_from_where_the_original_stood(tmp_path: Pa
                 assert torch.allclose(a, b, atol=1e-5)
         for reader in (calibrated, plain):
             reader.train()
-            reader.neck[3].p = 0.0  # no dropout: compare the arithmetic only
+            cast(torch.nn.Dropout, reader.neck[3]).p = 0.0  # no dropout: compare the arithmetic only
         # in training mode a batch norm uses the batch's statistics: on the calibration
         # batch those are what the calibrated norms undo, so it computes the original
         for a, b in zip(want, calibrated(x), strict=True):

@@ -6,9 +6,11 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any, cast
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from assistant.detect.backends import Boxes, box_iou
@@ -71,7 +73,7 @@ def test_the_photo_search_reads_most_held_out_cards_of_whole_renders() -> None:
 
 def test_any_scale_the_same_cards_are_found_in_a_doubled_image(detector: CardDetector) -> None:
     image = read_image(IMAGES[0])
-    big = cv2.resize(image, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
+    big = cast(npt.NDArray[np.uint8], cv2.resize(image, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC))
     small_n = len(detector.detect(image).face_down)
     big_n = len(detector.detect(big).face_down)
     assert abs(small_n - big_n) <= max(1, small_n // 2)
@@ -297,7 +299,7 @@ def test_camera_sampling_bins_are_named_by_their_edges_and_ordered_in_the_report
 RESCAN = FIXTURES / "rescan" / "00124_0394_seat4.cards.jpg"  # kde-nicu-white, a validation deck
 
 
-def _on_true_indices(zones: CardDetector, image: np.ndarray, truth: dict) -> int:
+def _on_true_indices(zones: CardDetector, image: np.ndarray, truth: dict[str, Any]) -> int:
     """How many of the labelled corner indices in ``truth`` a stage-1 index box overlaps."""
     from assistant.detect.reader_data import quad_box
 
@@ -330,7 +332,8 @@ def test_indices_stage_1_misses_at_its_size_are_found_with_its_input_shrunk() ->
 class TwoPassStage1:
     """Stage 1 that finds one index at full size and other boxes at a smaller one."""
 
-    names = ("card", "index", "face_down")
+    names: tuple[str, ...] = ("card", "index", "face_down")
+    scales: list[float]
 
     def __init__(self, at_full: Boxes, shrunk: Boxes) -> None:
         self.at_full, self.shrunk, self.scales = at_full, shrunk, []

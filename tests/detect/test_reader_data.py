@@ -1,13 +1,14 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from assistant.detect.reader_data import NO_TARGET, DeckTargets, chip_side_px, deck_targets
 
 
-def _camera(tilt_deg: float, distance: float = 60.0) -> dict:
+def _camera(tilt_deg: float, distance: float = 60.0) -> dict[str, Any]:
     """A camera looking at the table origin from ``tilt_deg`` off vertical."""
     t = math.radians(tilt_deg)
     # camera z axis (optical axis) points down and forward; x axis along world x

@@ -16,9 +16,12 @@ from assistant.detect.readers import INDEX_CROP_SCALE, CropViews, OnnxReader, su
 
 RESCAN = Path(__file__).parent / "fixtures" / "rescan" / "00124_0394_seat4.cards.json"
 
+#: A zone crop and its index boxes.
+ZoneCrop = tuple[np.ndarray, list[tuple[float, float, float, float]]]
+
 
 @pytest.fixture(scope="module")
-def zone() -> tuple[np.ndarray, list[tuple[float, float, float, float]]]:
+def zone() -> ZoneCrop:
     """A held-out zone crop and its upright top-left index boxes (from the renderer's truth)."""
     truth = json.loads(RESCAN.read_text())
     boxes = [
@@ -31,7 +34,7 @@ def zone() -> tuple[np.ndarray, list[tuple[float, float, float, float]]]:
     return read_image(RESCAN.with_suffix(".jpg")), boxes
 
 
-def test_the_default_view_is_the_crop_the_reader_was_trained_on(zone) -> None:
+def test_the_default_view_is_the_crop_the_reader_was_trained_on(zone: ZoneCrop) -> None:
     image, boxes = zone
     views = CropViews().crops(image, boxes, 32)
     assert views.shape == (1, len(boxes), 32, 32, 3)
@@ -49,7 +52,7 @@ def test_views_shift_the_crop_by_a_share_of_the_boxs_longer_side() -> None:
     assert 0 < centre.mean() < right.mean() == 255
 
 
-def test_a_reading_over_several_views_is_the_mean_of_the_reading_of_each_view(zone) -> None:
+def test_a_reading_over_several_views_is_the_mean_of_the_reading_of_each_view(zone: ZoneCrop) -> None:
     image, boxes = zone
     views = CropViews(scales=(1.05, 1.3), shifts=((0.0, 0.0), (0.04, -0.04)))
     averaged = OnnxReader(MODELS_DIR / INDEX_READER, views=views).read_turned(image, boxes, 2)
@@ -65,7 +68,7 @@ def test_a_reading_over_several_views_is_the_mean_of_the_reading_of_each_view(zo
         np.testing.assert_allclose(probs, np.mean([e[head] for e in each], axis=0), atol=1e-5)
 
 
-def test_a_reading_in_any_turn_averages_the_views_of_each_turn_before_choosing_one(zone) -> None:
+def test_a_reading_in_any_turn_averages_the_views_of_each_turn_before_choosing_one(zone: ZoneCrop) -> None:
     image, boxes = zone
     reader = OnnxReader(MODELS_DIR / INDEX_READER, views=ZONE_INDEX_VIEWS)
     any_turn = reader.read_any_turn(image, boxes)
@@ -75,7 +78,7 @@ def test_a_reading_in_any_turn_averages_the_views_of_each_turn_before_choosing_o
 
 
 def test_a_box_read_surely_in_the_trained_view_keeps_that_reading_and_the_others_are_read_in_every_view(
-    zone,
+    zone: ZoneCrop,
 ) -> None:
     image, boxes = zone
     reader = OnnxReader(MODELS_DIR / INDEX_READER)

@@ -4,7 +4,7 @@ on chip scenes of held-out decks and surfaces (rendered here, never trained on).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -64,7 +64,7 @@ def test_a_stack_the_camera_sees_from_straight_above_is_left_to_the_dealer(
 ) -> None:
     shot = shots[0]
     counter = StackCounter.from_file(counter_file, shot.calibration)
-    under = tuple(float(v) for v in camera_centre(counter.model)[:2])
+    under = cast(tuple[float, float], tuple(float(v) for v in camera_centre(counter.model)[:2]))
     assert counter.count(shot.image, [under]) == [(None, 0.0)]
     above = [stack_base_mm(s) for s, side in seen_stacks(shot, counter) if side < READABLE_SIDE_PX]
     assert all(count is None for count, _ in counter.count(shot.image, above))

@@ -105,7 +105,7 @@ def test_each_stack_is_reported_by_the_one_zone_it_stands_in(
 class NoChips:
     """A stage 1 that knows cards only."""
 
-    names = ("card", "index", "face_down")
+    names: tuple[str, ...] = ("card", "index", "face_down")
 
     def __call__(self, image: np.ndarray, scale: float = 1.0) -> Boxes:
         return Boxes.empty()

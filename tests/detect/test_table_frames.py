@@ -13,6 +13,7 @@ import pytest
 from assistant.detect.pipeline import MODELS_DIR, CardDetector
 from assistant.detect.table_frames import TableFrameDetector
 from assistant.vision.calibration import load_calibration
+from tests.detect.images import as_bgr
 
 VIDEOS = Path(__file__).resolve().parents[2] / "fixtures" / "video"
 PARIS = VIDEOS / "seven-twenty-seven-paris"
@@ -42,7 +43,7 @@ def test_a_calibrated_frame_is_read_zone_by_zone_into_frame_coordinates(frame_15
     }
     calibration = load_calibration(PARIS.with_suffix(".calibration.json"))
     detector = TableFrameDetector(CardDetector.for_zones(MODELS_DIR), calibration)
-    image = cv2.imread(str(frame_150))
+    image = as_bgr(cv2.imread(str(frame_150)))
     result = detector.detect(image, str(frame_150))
     found = {c.card for c in result.cards}
     assert found <= face_up

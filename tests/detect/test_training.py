@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, cast
 
 import cv2
 import numpy as np
@@ -13,6 +15,7 @@ import pytest
 from assistant.detect.readers import OnnxReader
 from assistant.detect.recipe import DEFAULT_RECIPE, ReaderRecipe, Recipe, RecipeError
 from tests.detect.datasets import fixture_dataset
+from tests.detect.images import as_bgr
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -133,8 +136,9 @@ def test_detector_trains_offline_from_our_weights_and_exports_a_working_onnx(tmp
     # it started from our weights, not from a fresh model built from the .yaml
     from ultralytics.nn.tasks import load_checkpoint
 
-    ours = load_checkpoint(str(MODELS_DIR / "detector.pt"))[0].state_dict()
-    trained = load_checkpoint(str(last))[0].state_dict()
+    load: Callable[[str], Any] = load_checkpoint  # ultralytics leaves it unannotated
+    ours = load(str(MODELS_DIR / "detector.pt"))[0].state_dict()
+    trained = load(str(last))[0].state_dict()
     first = next(k for k, v in ours.items() if k.endswith("conv.weight"))
     assert (trained[first].float() - ours[first].float()).abs().max() < 1e-2
     onnx = export_detector(last, tmp_path / "d.onnx", imgsz=160)
@@ -142,7 +146,7 @@ def test_detector_trains_offline_from_our_weights_and_exports_a_working_onnx(tmp
     assert det.names[:3] == ("card", "index", "face_down")
     import cv2
 
-    boxes = det(cv2.imread(str(next(FIXTURES.glob("*.jpg")))))
+    boxes = det(as_bgr(cv2.imread(str(next(FIXTURES.glob("*.jpg"))))))
     assert boxes.xyxy.shape[1] == 4
 
 
@@ -171,7 +175,7 @@ def test_strip_reader_trains_on_the_left_strips_of_upright_cards_and_reads_them_
     expected = []
     for truth_path in sorted((tiny_zones / "truth" / "train").glob("*.json")):
         truth = json.loads(truth_path.read_text())
-        image = cv2.imread(str(tiny_zones / "images" / "train" / truth["image"]))
+        image = as_bgr(cv2.imread(str(tiny_zones / "images" / "train" / truth["image"])))
         for obj in truth["objects"]:
             if obj["kind"] == "card" and obj["labelled"] and card_turns(obj["corners"]) == 0:
                 expected.append(strip_crop(image, obj["box"], 6))
@@ -260,7 +264,7 @@ def test_negative_crops_are_index_sized_and_stay_clear_of_every_printed_index(ti
 
     for jpg in sorted((tiny_zones / "images" / "train").glob("*.jpg")):
         truth = json.loads((tiny_zones / "truth" / "train" / jpg.with_suffix(".json").name).read_text())
-        image = cv2.imread(str(jpg))
+        image = as_bgr(cv2.imread(str(jpg)))
         for obj in truth["objects"]:
             for idx in obj.get("indices", []):
                 patch = square_crop(image, quad_box(idx["quad"]), 52, INFERENCE_SCALE * CONTEXT)
@@ -343,14 +347,14 @@ def test_a_reader_gaining_an_index_head_starts_from_what_the_old_reader_learned(
     torch.save({"model": old.state_dict()}, tmp_path / "best.pt")
     torch.manual_seed(1)
     new = CropReader(CHECKED_INDEX_HEADS)
-    fresh_head = new.heads[2].weight.detach().clone()
+    fresh_head = cast(torch.nn.Linear, new.heads[2]).weight.detach().clone()
     said = initialise(new, tmp_path / "best.pt")
     assert said == f"{len(old.state_dict())} of {len(new.state_dict())} tensors"
     for (name, a), b in zip(
         old.state_dict().items(), [new.state_dict()[k] for k in old.state_dict()], strict=True
     ):
         assert torch.equal(a, b), name
-    assert torch.equal(new.heads[2].weight, fresh_head)  # the new head starts fresh
+    assert torch.equal(cast(torch.nn.Linear, new.heads[2]).weight, fresh_head)  # the new head starts fresh
     with pytest.raises(ValueError, match="cannot start from"):
         initialise(new, tmp_path / "absent.pt")
 

@@ -38,8 +38,8 @@ def firmware_ready() -> None:
         if missing is None:
             try:
                 build_firmware()
-            except Exception as error:  # a build failure is a test failure, not a skip
-                _firmware_state["error"] = f"BUILD FAILED: {error}"
+            except Exception as exc:  # a build failure is a test failure, not a skip
+                _firmware_state["error"] = f"BUILD FAILED: {exc}"
             else:
                 _firmware_state["error"] = None
         else:

@@ -41,8 +41,10 @@ def play(session: Session, deck: list[Card], until: Callable[[Session], bool], f
         if until(session):
             return
         d = session.decision
-        assert (d is not None and d.seat is not None) or d.kind is DecisionKind.NEXT_HAND
-        seat = session.state.seats[d.seat] if d.seat is not None else None
+        assert d is not None and (d.seat is not None or d.kind is DecisionKind.NEXT_HAND)
+        if d.seat is None:  # the next hand: nobody acts
+            return
+        seat = session.state.seats[d.seat]
         if d.kind is DecisionKind.DEAL:
             session.deal(d.seat, deck.pop())
         elif d.kind is DecisionKind.EXPOSE and seat:

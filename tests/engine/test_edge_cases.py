@@ -16,6 +16,7 @@ from assistant.engine import (
 )
 from assistant.engine.events import Player
 from tests.engine.conftest import deal_all, new_session
+from tests.helpers import decision_of, result_of
 
 
 def test_an_all_in_natural_cannot_claim_side_pots_so_everyone_declares() -> None:
@@ -46,7 +47,7 @@ def test_an_all_in_natural_cannot_claim_side_pots_so_everyone_declares() -> None
     s.show(0, ["Ah", "As"])  # A-A-5-8: natural, takes the main pot
     s.show(1, ["2d", "3d"])
     s.show(2, ["Td", "Th"])
-    result = s.state.result
+    result = result_of(s)
     assert [(p.amount, p.seats) for p in result.pots] == [(12, (0, 1, 2)), (10, (1, 2))]
     assert result.awards[0] == 12
     assert result.awards[1] + result.awards[2] == 10
@@ -66,7 +67,7 @@ def test_side_pot_nobody_still_in_matched_goes_back_to_who_put_it_in() -> None:
     s.call(2)
     s.show_bust(1, ["9h", "9c"])  # 28
     s.show_bust(2, ["9s", "9d"])  # 28
-    result = s.state.result
+    result = result_of(s)
     assert result.uncontested == 0
     assert result.awards == {0: 12, 1: 5, 2: 5}
     assert [x.stack for x in s.state.seats] == [12, 50 - 4 - 5 + 5, 50 - 4 - 5 + 5]
@@ -92,7 +93,7 @@ def test_a_hand_shown_over_the_target_under_bust_rules_folds_at_the_showdown() -
     s.declare(0, "low")
     s.show(1, ["9d"])  # 28: bust
     assert s.state.seats[1].busted and s.state.phase is Phase.COMPLETE
-    assert s.state.result.uncontested == 0
+    assert result_of(s).uncontested == 0
 
 
 def test_a_correction_that_busts_the_last_player_to_show_finishes_the_hand() -> None:
@@ -110,7 +111,7 @@ def test_a_correction_that_busts_the_last_player_to_show_finishes_the_hand() -> 
         s.declare(seat, "high")
     s.show(1, ["4c"])
     s.show(2, ["5c"])
-    assert s.decision.seat == 0  # Anna (10 9 8 up) is the last to show
+    assert decision_of(s).seat == 0  # Anna (10 9 8 up) is the last to show
     s.correct(0, 3, "9s")  # the 8 was a 9: 28 face up, bust
     assert s.state.seats[0].busted
     assert s.state.phase is Phase.COMPLETE and s.state.result is not None
@@ -159,7 +160,7 @@ def test_under_and_over_players_may_fold_on_their_own_turn() -> None:
     s.start_hand()
     deal_all(s, {1: [None, "5c"], 2: [None, "6c"], 0: [None, "7c"]})
     s.fold(1)
-    assert s.state.seats[1].folded and s.decision.seat == 2
+    assert s.state.seats[1].folded and decision_of(s).seat == 2
 
 
 def test_an_all_in_raise_short_of_the_minimum_does_not_use_up_the_raise_cap() -> None:
@@ -168,7 +169,7 @@ def test_an_all_in_raise_short_of_the_minimum_does_not_use_up_the_raise_cap() ->
     deal_all(s, {1: ["2c", None], 2: ["3c", None], 0: ["4c", None]})
     s.bet(1, 4)
     s.raise_(2, 1)  # all in: 4 to call + 1
-    assert s.decision.can_raise
+    assert decision_of(s).can_raise
     s.raise_(0, 2)
 
 
@@ -206,7 +207,7 @@ def test_under_beats_over_switch_overrides_a_presets_tie_policy() -> None:
         ({"dealer_seat": None}, "'dealer_seat' must be a whole number"),
     ],
 )
-def test_score_rejects_options_that_are_not_switches(change: dict, message: str) -> None:
+def test_score_rejects_options_that_are_not_switches(change: dict[str, object], message: str) -> None:
     request = {
         "rules": "seven-twenty-seven",
         "pot": 2,

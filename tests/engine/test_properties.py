@@ -38,7 +38,7 @@ settings.register_profile(
 settings.load_profile("engine")
 
 
-def snapshot(session: Session) -> tuple:
+def snapshot(session: Session) -> tuple[object, ...]:
     state = session.state
     return (
         state.phase,

@@ -1,12 +1,14 @@
 """Stable table readings become the right engine events, or questions for the dealer."""
 
 from collections.abc import Iterator
+from typing import Any, cast
 
 from assistant.engine import DecisionKind, Phase, Session, Stakes, parse_card, preset
-from assistant.engine.events import CardExposed, CardRefused, Checked
+from assistant.engine.events import CardExposed, CardRefused, Checked, Event, HandShown
 from assistant.pipeline.observations import TableRead, ZoneRead, bet_zone, seat_zone
-from assistant.pipeline.referee import Applied, DealerQuery, Referee
+from assistant.pipeline.referee import Applied, DealerQuery, Outcome, Referee
 from assistant.pipeline.stability import StableTable
+from tests.helpers import decision_of, phase_of, result_of
 
 FPS = 10
 
@@ -23,8 +25,8 @@ class Table:
         self.frame = 0
 
     def _frames(
-        self, count: int, occluded: frozenset[str] = frozenset(), noise: dict | None = None
-    ) -> Iterator:
+        self, count: int, occluded: frozenset[str] = frozenset(), noise: dict[str, ZoneRead] | None = None
+    ) -> Iterator[list[Outcome]]:
         for _ in range(count):
             zones = dict(self.zones)
             if noise:
@@ -34,7 +36,7 @@ class Table:
             yield self.referee.on_changes(changes, self.stable.stable)
             self.frame += 1
 
-    def hold(self, frames: int = 4, **kw) -> list:
+    def hold(self, frames: int = 4, **kw: Any) -> list[Outcome]:
         return [o for outcomes in self._frames(frames, **kw) for o in outcomes]
 
     def set(
@@ -48,11 +50,11 @@ class Table:
         guesses = [(parse_card(c), p) for c, p in (unsure or {}).items()]
         self.zones[zone] = ZoneRead.of([parse_card(c) for c in up.split()], down, chips, guesses)
 
-    def dealer(self, event) -> None:
+    def dealer(self, event: Event) -> None:
         self.referee.dealer(event, self.frame)
 
 
-def applied(outcomes: list) -> list:
+def applied(outcomes: list[Outcome]) -> list[Event]:
     return [o.event for o in outcomes if isinstance(o, Applied)]
 
 
@@ -112,7 +114,7 @@ def deal_round(t: Table) -> None:
 def test_a_whole_hand_from_deal_to_showdown() -> None:
     t = Table()
     deal_round(t)
-    assert t.session.state.phase is Phase.BETTING
+    assert phase_of(t.session) is Phase.BETTING
     t.set(bet_zone(1), chips=3)
     t.hold()  # a bet of 3
     t.set(bet_zone(2), chips=3)
@@ -123,7 +125,7 @@ def test_a_whole_hand_from_deal_to_showdown() -> None:
     t.hold()
     t.set(bet_zone(2), chips=5)
     t.hold()
-    assert t.session.state.phase is Phase.DRAWING and t.session.state.pot == 3 + 15
+    assert phase_of(t.session) is Phase.DRAWING and t.session.state.pot == 3 + 15
     for seat in range(3):
         t.set(bet_zone(seat), chips=0)  # swept into the pot
     t.hold()
@@ -140,13 +142,13 @@ def test_a_whole_hand_from_deal_to_showdown() -> None:
         t.dealer(Checked(seat))
     for seat in (1, 2, 0):
         t.dealer(CardRefused(seat))
-    assert t.session.state.phase is Phase.SHOWDOWN
+    assert phase_of(t.session) is Phase.SHOWDOWN
     t.set(seat_zone(1), "2c 3d")
     t.set(seat_zone(2), "Tc 9d 8h")
     t.set(seat_zone(0), "6d Jh")
     t.hold()
-    assert t.session.state.phase is Phase.COMPLETE
-    assert t.session.state.result.awards == {0: 9, 1: 0, 2: 9}
+    assert phase_of(t.session) is Phase.COMPLETE
+    assert result_of(t.session).awards == {0: 9, 1: 0, 2: 9}
 
 
 def test_chips_the_camera_cannot_count_are_asked_about() -> None:
@@ -190,7 +192,7 @@ def test_exposed_cards_and_declarations_in_fifteen_thirty_five() -> None:
     t.set(seat_zone(1), "9c", down=2)
     out = t.hold()
     assert type(applied(out)[0]).__name__ == "CardExposed"
-    assert t.session.decision.seat == 0
+    assert decision_of(t.session).seat == 0
 
 
 def test_chips_short_of_a_call_are_asked_about_not_read_as_a_call() -> None:
@@ -218,18 +220,19 @@ def test_a_shown_hand_lists_its_cards_in_the_order_they_lie() -> None:
     t.hold()
     t.set(seat_zone(1), "2c", down=2)  # Ben draws a second hidden card
     t.hold()
-    while t.session.state.phase is not Phase.SHOWDOWN:  # then everyone checks and stands
-        decision = t.session.decision
+    while phase_of(t.session) is not Phase.SHOWDOWN:  # then everyone checks and stands
+        decision = decision_of(t.session)
+        assert decision.seat is not None
         t.dealer(Checked(decision.seat) if decision.kind is DecisionKind.BET else CardRefused(decision.seat))
     # his two hidden cards, turned up where they lie: Kd, then his face-up 2c, then 3h
     t.set(seat_zone(1), "Kd 2c 3h")
     out = t.hold()
-    shown = [e for e in applied(out) if type(e).__name__ == "HandShown"]
+    shown = [cast(HandShown, e) for e in applied(out) if type(e).__name__ == "HandShown"]
     assert [tuple(map(str, e.cards)) for e in shown] == [("Kd", "3h")]
     t.set(seat_zone(2), "Tc 5h")
     t.set(seat_zone(0), "6d 9s")
     t.hold()
-    assert t.session.state.phase is Phase.COMPLETE
+    assert phase_of(t.session) is Phase.COMPLETE
 
 
 def test_cards_turned_up_that_do_not_add_up_are_asked_about_naming_those_read() -> None:
@@ -249,7 +252,7 @@ def test_cards_turned_up_that_do_not_add_up_are_asked_about_naming_those_read() 
 
 def test_a_card_turned_up_but_read_unsurely_is_offered_to_the_dealer_and_not_applied() -> None:
     t = _fifteen_thirty_five_dealt()
-    assert t.session.state.phase is Phase.EXPOSING and t.session.decision.seat == 1
+    assert t.session.state.phase is Phase.EXPOSING and decision_of(t.session).seat == 1
     t.set(seat_zone(1), "", down=2, unsure={"Kd": 0.42})  # one back turned up, read at 42%
     out = t.hold()
     assert not applied(out)

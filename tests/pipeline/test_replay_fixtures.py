@@ -3,17 +3,21 @@ the same actions in the same order, the same cards per seat, the same awards."""
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from assistant.pipeline.truth import CAMERA_ACTIONS, truth_actions, visible_frame
+
+if TYPE_CHECKING:
+    from assistant.pipeline.cli import DetectorAdapter
 
 VIDEOS = Path(__file__).resolve().parents[2] / "fixtures" / "video"
 FIXTURES = sorted(p.name.removesuffix(".truth.json") for p in VIDEOS.glob("*.truth.json"))
 
 
 @pytest.fixture(scope="module")
-def detector():
+def detector() -> "DetectorAdapter":
     from assistant.detect.pipeline import MODELS_DIR, CardDetector
     from assistant.pipeline.cli import DetectorAdapter
 
@@ -25,7 +29,7 @@ def detector():
 NOT_YET: dict[str, str] = {}
 
 
-def _params() -> list:
+def _params() -> list[object]:
     return [
         pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[name]))
         if name in NOT_YET
@@ -36,7 +40,7 @@ def _params() -> list:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", _params())
-def test_video_fixture_replays_to_its_ground_truth(name: str, detector) -> None:
+def test_video_fixture_replays_to_its_ground_truth(name: str, detector: "DetectorAdapter") -> None:
     from assistant.pipeline.replay import replay
     from assistant.pipeline.sidecar import load_sidecar
     from assistant.vision.calibration import load_calibration

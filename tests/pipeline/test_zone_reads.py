@@ -1,15 +1,17 @@
 """A zone's detections (the ``detect --json`` contract) become one reading of the zone."""
 
-from assistant.engine import parse_card
+from typing import Any
+
+from assistant.engine import Card, parse_card
 from assistant.pipeline.zones import read_zone, within
 
 
-def _cards(*names: str) -> list:
+def _cards(*names: str) -> list[Card]:
     return [parse_card(n) for n in names]
 
 
 def test_a_zone_reading_keeps_the_cards_in_the_order_they_lie_left_to_right() -> None:
-    detections = {
+    detections: dict[str, list[dict[str, Any]]] = {
         "cards": [
             # boxes of overlapping cards can be loose; the leftmost index read decides
             {"card": "Js", "box": [60, 10, 160, 100], "confidence": 0.9, "index": [100, 12, 108, 30]},

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -26,7 +27,7 @@ def chip_set(tmp_path_factory: pytest.TempPathFactory, decks_installed: None) ->
     return out
 
 
-def _stacks(root: Path) -> list[tuple[dict, dict]]:
+def _stacks(root: Path) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     return [
         (truth, obj)
         for path in sorted(root.glob("truth/*/*.json"))

@@ -136,6 +136,7 @@ def test_a_photo_set_of_close_ups_is_drawn_at_the_sizes_asked_for(tmp_path: Path
     for truth in truths:
         assert tuple(truth["size"]) in {(1280, 960), (720, 1280)}
         image = cv2.imread(str(next(out.glob(f"images/*/{truth['image']}"))))
+        assert image is not None
         assert (image.shape[1], image.shape[0]) == tuple(truth["size"])
         # a close-up: one to six face-up cards (and at most one back), no whole table of hands
         cards = [o for o in truth["objects"] if o["kind"] == "card"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -23,7 +24,7 @@ def zones(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def _truths(out: Path, split: str) -> list[dict]:
+def _truths(out: Path, split: str) -> list[dict[str, Any]]:
     return [json.loads(p.read_text()) for p in sorted((out / "truth" / split).glob("*.json"))]
 
 
