@@ -67,7 +67,7 @@ from assistant.detect.pipeline import (
     read_image,
     suppress_duplicates,
 )
-from assistant.detect.readers import CropViews
+from assistant.detect.readers import TRAINED_STRIP, CropViews, StripViews
 
 Image = npt.NDArray[np.uint8]
 Affine = npt.NDArray[np.float64]  # 2 x 3, photo pixels -> view pixels
@@ -124,6 +124,9 @@ class PhotoSettings:
     #: ``STRIP_WEIGHT``): chosen on the validation close-ups with stop 21's strip reader,
     #: F1 0.667 (107 right, 30 wrong) at 0.2 against 0.640 (111 right, 52 wrong) at 0.5
     strip_weight: float = 0.2
+    #: the cuts of the patches' strips that are read (the zone crops' ``ZONE_STRIP_VIEWS``,
+    #: stop 28, was not measured on photos)
+    strip_views: StripViews = TRAINED_STRIP
     #: stage-1 face-up card boxes are kept in the patches from this confidence on (None:
     #: from the zone detector's ``ZONE_CONF``, as every other box); the zone crops'
     #: ``ZONE_CARD_CONF`` (stop 25) was not measured on photos
@@ -270,7 +273,7 @@ class PhotoDetector:
         self.settings = settings if settings is not None else PhotoSettings()
         zones = zones if zones is not None else CardDetector.for_zones()
         self.zones = zones.reading_in(
-            self.settings.index_views, self.settings.strip_weight
+            self.settings.index_views, self.settings.strip_weight, self.settings.strip_views
         ).keeping_card_boxes_from(self.settings.card_box_conf)
         names = self.zones.detector.names
         self._card, self._back = names.index("card"), names.index("face_down")

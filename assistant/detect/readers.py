@@ -6,6 +6,7 @@ import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -46,6 +47,9 @@ class CropViews:
     def __len__(self) -> int:
         return len(self.scales) * len(self.shifts)
 
+    def trained(self) -> CropViews:
+        return TRAINED_VIEW
+
     def crops(self, image: npt.NDArray[np.uint8], boxes: Sequence[Box], size: int) -> npt.NDArray[np.uint8]:
         """(views, N, size, size, 3): every view of every box."""
         out: list[npt.NDArray[np.uint8]] = []
@@ -59,6 +63,40 @@ class CropViews:
 TRAINED_VIEW = CropViews()
 
 
+@dataclass(frozen=True)
+class StripViews:
+    """The cuts of one card's strip (:func:`~assistant.detect.crops.strip_crop`) that the
+    strip reader reads and averages: the card's box moved by each of ``shifts`` (x, y,
+    pixels). A stage-1 box lies a pixel or two off the card's edge, and the strip is cut
+    at its corner. ``enough`` as for :class:`CropViews`. The default is the one cut the
+    reader was trained on.
+    """
+
+    shifts: tuple[tuple[float, float], ...] = ((0.0, 0.0),)
+    enough: float | None = None
+
+    def __post_init__(self) -> None:
+        if not self.shifts:
+            raise ValueError("strip views need at least one shift")
+        if self.enough is not None and not 0 < self.enough <= 1:
+            raise ValueError("enough must be a probability in (0, 1]")
+
+    def __len__(self) -> int:
+        return len(self.shifts)
+
+    def trained(self) -> StripViews:
+        return TRAINED_STRIP
+
+    def crops(self, image: npt.NDArray[np.uint8], boxes: Sequence[Box]) -> npt.NDArray[np.uint8]:
+        """(views, N, height, width, 3): every cut of every box's strip."""
+        cuts = [[strip_crop(image, _shifted_px(b, dx, dy)) for b in boxes] for dx, dy in self.shifts]
+        return np.stack([np.stack(cut) for cut in cuts])
+
+
+#: The one cut the strip reader was trained on.
+TRAINED_STRIP = StripViews()
+
+
 def sureness(probs: Probs) -> npt.NDArray[np.float32]:
     """How sure each reading is: the product of its heads' top probabilities, (N,)."""
     sure = np.ones(len(next(iter(probs.values()))), np.float32)
@@ -67,14 +105,19 @@ def sureness(probs: Probs) -> npt.NDArray[np.float32]:
     return sure
 
 
+def _shifted_px(box: Box, dx: float, dy: float) -> tuple[float, float, float, float]:
+    x1, y1, x2, y2 = (float(v) for v in box[:4])
+    return x1 + dx, y1 + dy, x2 + dx, y2 + dy
+
+
 def _shifted(box: Box, dx: float, dy: float) -> tuple[float, float, float, float]:
     x1, y1, x2, y2 = (float(v) for v in box)
     side = max(x2 - x1, y2 - y1, 1.0)
     return (x1 + dx * side, y1 + dy * side, x2 + dx * side, y2 + dy * side)
 
 
-#: Reads boxes in the given views: ``read(views, boxes)``.
-_ViewsReading = Callable[[CropViews, Sequence[Box]], Probs]
+#: Either kind of views; ``OnnxReader._in_views`` reads boxes in them: ``read(views, boxes)``.
+V = TypeVar("V", CropViews, StripViews)
 
 
 class OnnxReader:
@@ -105,12 +148,13 @@ class OnnxReader:
         return self.read_turned(image, boxes, 0)
 
     def read_strips(
-        self, image: npt.NDArray[np.uint8], boxes: Sequence[Box]
+        self, image: npt.NDArray[np.uint8], boxes: Sequence[Box], views: StripViews | None = None
     ) -> dict[str, npt.NDArray[np.float32]]:
-        """Rank and suit from the upright strips of cards whose top-left indices are ``boxes``."""
+        """Rank and suit from the upright strips of cards whose boxes are ``boxes``, averaged
+        over the cuts of ``views`` (the one trained cut by default)."""
         if not boxes:
             return self._run(np.zeros((0, self.size, self.width, 3), np.uint8))
-        return self._run(np.stack([strip_crop(image, b) for b in boxes]))
+        return self._in_views(views or TRAINED_STRIP, boxes, lambda v, b: self._averaged(v.crops(image, b)))
 
     def read_turned(
         self,
@@ -140,12 +184,12 @@ class OnnxReader:
         """
         return self._in_views(self.views, boxes, lambda v, b: self._surest_turn(v.crops(image, b, self.size)))
 
-    def _in_views(self, views: CropViews, boxes: Sequence[Box], read: _ViewsReading) -> Probs:
+    def _in_views(self, views: V, boxes: Sequence[Box], read: Callable[[V, Sequence[Box]], Probs]) -> Probs:
         """``read(views, boxes)``; with ``views.enough`` set, first ``read`` in the trained
         view alone, then again in every view for the boxes read less surely than that."""
         if views.enough is None or len(views) == 1 or len(boxes) == 0:
             return read(views, boxes)
-        probs = read(TRAINED_VIEW, boxes)
+        probs = read(views.trained(), boxes)
         unsure = np.flatnonzero(sureness(probs) < views.enough)
         if len(unsure):
             more = read(views, [boxes[int(i)] for i in unsure])
