@@ -111,3 +111,20 @@ def test_zone_crops_cut_strips_at_the_box_and_3_px_up_left_and_down_right_photos
     photo = PhotoDetector(zones)
     assert photo.zones.strip_views == TRAINED_STRIP
     assert photo.zones.strip_reader is zones.strip_reader
+
+
+def test_three_cuts_read_a_card_of_a_row_that_the_one_cut_left_unread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """kde-nicu-ornamental (a validation deck) at 2.9 mm per camera pixel, four cards in a
+    row: read in the zone cuts all four are right; with the strip in one cut at weight 1
+    (stops 22-27) the 4 of hearts is not read."""
+    name = "s31-00120_0512_seat2.cards"
+    truth: dict[str, Any] = json.loads((STRIPS / f"{name}.json").read_text())
+    true = sorted(o["card"] for o in truth["objects"] if o["kind"] == "card" and o["labelled"])
+    image = read_image(STRIPS / f"{name}.jpg")
+    zones = CardDetector.for_zones(MODELS_DIR)
+    assert sorted(c.card for c in zones.detect(image).cards) == true == ["4h", "7d", "8h", "9c"]
+    monkeypatch.setattr(zones, "strip_views", TRAINED_STRIP)
+    monkeypatch.setattr(zones, "strip_weight", 1.0)
+    assert sorted(c.card for c in zones.detect(image).cards) == ["7d", "8h", "9c"]
