@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from assistant.detect.crops import strip_crop
-from assistant.detect.photo import PhotoDetector
+from assistant.detect.photo import PhotoDetector, PhotoSettings
 from assistant.detect.pipeline import MODELS_DIR, STRIP_READER, ZONE_STRIP_VIEWS, CardDetector, read_image
 from assistant.detect.readers import TRAINED_STRIP, OnnxReader, StripViews, sureness
 
@@ -101,16 +101,18 @@ def test_strip_views_need_a_shift_and_enough_is_a_probability() -> None:
         StripViews(enough=1.5)
 
 
-def test_zone_crops_cut_strips_at_the_box_and_3_px_up_left_and_down_right_photos_at_the_box() -> None:
-    """Chosen on the three validation sets (see models/README.md, stop 28); the photo
-    search's patches were not measured with them and keep the trained cut."""
+def test_zone_crops_and_the_photo_search_cut_strips_at_the_box_and_3_px_up_left_and_down_right() -> None:
+    """Chosen on the three validation sets, and for the photo search's patches on the
+    validation close-ups (see models/README.md, stop 28); a photo setting can change it."""
     assert ZONE_STRIP_VIEWS.shifts == ((0.0, 0.0), (-3.0, -3.0), (3.0, 3.0))
     assert ZONE_STRIP_VIEWS.enough is None  # nearly every strip reads under 0.9 sure
     zones = CardDetector.for_zones(MODELS_DIR)
     assert zones.strip_views == ZONE_STRIP_VIEWS
     photo = PhotoDetector(zones)
-    assert photo.zones.strip_views == TRAINED_STRIP
+    assert photo.zones.strip_views == ZONE_STRIP_VIEWS
     assert photo.zones.strip_reader is zones.strip_reader
+    assert PhotoDetector(zones, PhotoSettings(strip_views=TRAINED_STRIP)).zones.strip_views == TRAINED_STRIP
+    assert zones.strip_views == ZONE_STRIP_VIEWS  # the twin's setting is its own
 
 
 def test_three_cuts_read_a_card_of_a_row_that_the_one_cut_left_unread(
