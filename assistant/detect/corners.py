@@ -130,7 +130,7 @@ SEARCH_ORIGINS = ((0.02, 0.025), (0.045, 0.025), (0.02, 0.05), (0.045, 0.05))
 INDEX_ASPECT = 0.45
 
 
-def upright_index_candidates(box: Box, corner: str = "tl") -> list[Box]:
+def upright_index_candidates(box: Box, corner: str = "tl") -> list[tuple[float, float, float, float]]:
     """Boxes an upright card's ``corner`` index may fill, one per size and place searched
     (:data:`SEARCH_HEIGHTS` x :data:`SEARCH_ORIGINS`): designs print their indices at
     sizes and offsets far apart, so the reader looks at each.
@@ -144,7 +144,7 @@ def upright_index_candidates(box: Box, corner: str = "tl") -> list[Box]:
     """
     x1, y1, x2, y2 = (float(v) for v in box)
     w, h = x2 - x1, y2 - y1
-    out: list[Box] = []
+    out: list[tuple[float, float, float, float]] = []
     for height in SEARCH_HEIGHTS:
         ih = height * h
         iw = INDEX_ASPECT * ih
@@ -152,7 +152,7 @@ def upright_index_candidates(box: Box, corner: str = "tl") -> list[Box]:
             a, b = x1 + u * w, y1 + v * h
             if corner == "br":  # the same place seen from the opposite corner
                 a, b = x2 - u * w - iw, y2 - v * h - ih
-            out.append(tuple(round(c, 2) for c in (a, b, a + iw, b + ih)))
+            out.append((round(a, 2), round(b, 2), round(a + iw, 2), round(b + ih, 2)))
     return out
 
 

@@ -65,6 +65,7 @@ from assistant.detect.pipeline import (
     CardDetector,
     ChipStack,
     Detection,
+    StripWeight,
     read_image,
     suppress_duplicates,
 )
@@ -84,6 +85,11 @@ MIN_VIEW = 280.0  # stage 1 sees a zone crop's 280 px at its 320 px input: no vi
 #: trained view alone where that is 0.9 sure (as the camera pipeline does since stop 19)
 #: reported 10 more wrong cards on the validation close-ups (F1 0.658 -> 0.642).
 PHOTO_INDEX_VIEWS = replace(ZONE_INDEX_VIEWS, enough=None)
+#: The power the patches' strip readings are raised to, rank and suit alike (the zone
+#: crops' is ``STRIP_WEIGHT``): chosen on the validation close-ups with stop 21's strip
+#: reader, F1 0.667 (107 right, 30 wrong) at 0.2 against 0.640 (111 right, 52 wrong) at
+#: 0.5. The zone crops' rank and suit weights apart (stop 29) were not measured on photos.
+PHOTO_STRIP_WEIGHT = StripWeight.both(0.2)
 
 
 @dataclass(frozen=True)
@@ -121,10 +127,8 @@ class PhotoSettings:
     part_size: float = 1.6
     back_iou: float = 0.5  # a face-down box overlapping a read card this much is that card
     index_views: CropViews = PHOTO_INDEX_VIEWS  # how the patches' indices are read
-    #: the power the patches' strip readings are raised to (the zone crops' is
-    #: ``STRIP_WEIGHT``): chosen on the validation close-ups with stop 21's strip reader,
-    #: F1 0.667 (107 right, 30 wrong) at 0.2 against 0.640 (111 right, 52 wrong) at 0.5
-    strip_weight: float = 0.2
+    #: the powers the patches' strip readings are raised to (``PHOTO_STRIP_WEIGHT``)
+    strip_weight: StripWeight = PHOTO_STRIP_WEIGHT
     #: the cuts of the patches' strips that are read: the zone crops' (stop 28), chosen on
     #: the validation close-ups, F1 0.673 (108 right, 29 wrong) against 0.665 (107, 31)
     #: in one cut; 0.667 (109, 34) at strip weight 0.3

@@ -42,18 +42,41 @@ STACK_COUNTER = "stack_counter.onnx"  # chips in a stack from its side view (a c
 #: finder when a calibration is known (:mod:`assistant.detect.stack_finder`).
 STACK_FINDER_ONNX = "stack_finder.onnx"
 STRIP_READER = "strip_reader.onnx"  # upright zone crops: rank and suit from a card's left strip
-#: How much the strip reader's say counts beside the corner indices' (upright zone crops):
-#: its rank and suit probabilities are raised to this power, then multiply into the
-#: card's reading. Since stop 22 the reader (trained on the training decks' strips and
-#: 80,000 strips drawn in system fonts; validation strips: rank 0.65, suit 0.93 right)
-#: counts as much as one index reading. Chosen on the three validation sets together
-#: (zones_a val, zones_sharp_val, zones_deck_val; F1 0.825 at 0.5, 0.835 at 0.7, 0.836
-#: at 0.85, 0.838 at 1, 0.834 at 1.3). Stop 21's reader did best at 0.5 on zones_a val
-#: alone (0.814), stop 20's at 0.2 (0.804). Since stop 28 the strip is read in
-#: several cuts (``ZONE_STRIP_VIEWS``), whose average is less peaked than one reading:
-#: then 1.5 did best (nine cuts: 0.866 at 0.7, 0.878 at 1, 0.880 at 1.5, 0.877 at 2;
-#: one cut at 1.5: 0.864), and a strip counts for more than one index reading.
-STRIP_WEIGHT = 1.5
+
+
+@dataclass(frozen=True)
+class StripWeight:
+    """How much a strip reading counts beside one corner-index reading, for its rank and
+    for its suit: its rank and suit probabilities are raised to these powers, then
+    multiply into the card's reading (1: as much as one index reading).
+
+    >>> StripWeight.both(0.2)
+    StripWeight(rank=0.2, suit=0.2)
+    """
+
+    rank: float
+    suit: float
+
+    @classmethod
+    def both(cls, weight: float) -> StripWeight:
+        """The same weight for the rank and the suit."""
+        return cls(weight, weight)
+
+
+#: How much the strip reader's say counts beside the corner indices' (upright zone crops).
+#: Since stop 22 the reader (trained on the training decks' strips and 80,000 strips
+#: drawn in system fonts; validation strips: rank 0.65, suit 0.93 right) counted as much
+#: as one index reading. Chosen on the three validation sets together (zones_a val,
+#: zones_sharp_val, zones_deck_val; F1 0.825 at 0.5, 0.835 at 0.7, 0.836 at 0.85, 0.838
+#: at 1, 0.834 at 1.3). Stop 21's reader did best at 0.5 on zones_a val alone (0.814),
+#: stop 20's at 0.2 (0.804). Since stop 28 the strip is read in several cuts
+#: (``ZONE_STRIP_VIEWS``), whose average is less peaked than one reading: then 1.5 did
+#: best (nine cuts: 0.866 at 0.7, 0.878 at 1, 0.880 at 1.5, 0.877 at 2; one cut at 1.5:
+#: 0.864). Since stop 29 the rank and the suit are weighed apart, as the strip reads
+#: suits about as well as an index and ranks far worse: rank 1, suit 2 (three cuts:
+#: 0.8786 at 1.5 for both; rank 1 and suit 1.5 / 0.8802, 2 / 0.8830, 2.5 / 0.8826; rank
+#: 0.85 and 1.2 with suit 2: 0.8812, 0.8828; see models/README.md).
+STRIP_WEIGHT = StripWeight(rank=1.0, suit=2.0)
 #: In zone crops each card's strip is cut three times, at its box and with the box moved
 #: 3 px up and left and 3 px down and right, and the readings averaged (a stage-1 box
 #: lies a pixel or two off the card's edge). Chosen on the three validation sets with
@@ -198,7 +221,7 @@ class Detection:
         }
 
 
-def _tempered(probs: npt.NDArray[np.float32], weight: float = STRIP_WEIGHT) -> npt.NDArray[np.float32]:
+def _tempered(probs: npt.NDArray[np.float32], weight: float) -> npt.NDArray[np.float32]:
     """``probs`` (one reading, or one per row) raised to ``weight`` and summed to one
     again: multiplied into another reading, it counts as much as ``weight`` of one (a
     product of experts).
@@ -371,7 +394,7 @@ class CardDetector:
         self.checks_indices = "index" in index_reader.heads
         self.chip_reader = chip_reader
         self.strip_reader = strip_reader  # read where indices stand upright (zone crops)
-        self.strip_weight = STRIP_WEIGHT  # the power its probabilities are raised to
+        self.strip_weight = STRIP_WEIGHT  # the powers its rank and suit probabilities are raised to
         self.strip_views = ZONE_STRIP_VIEWS  # the cuts of each strip that are read and averaged
         self.min_card_confidence = min_card_confidence
         names = detector.names
@@ -443,7 +466,7 @@ class CardDetector:
         )
 
     def reading_in(
-        self, views: CropViews, strip_weight: float | None = None, strip_views: StripViews | None = None
+        self, views: CropViews, strip_weight: StripWeight | None = None, strip_views: StripViews | None = None
     ) -> CardDetector:
         """This detector with its index reader reading in ``views`` and, when given, its
         strip readings weighed by ``strip_weight`` and cut in ``strip_views`` (the same
@@ -499,11 +522,12 @@ class CardDetector:
         self, image: npt.NDArray[np.uint8], card_boxes: npt.NDArray[np.float32]
     ) -> dict[int, Reading]:
         """Each card box's strip reading (upright zone crops with a strip reader), its
-        probabilities raised to ``strip_weight``; empty otherwise."""
+        rank and suit probabilities raised to ``strip_weight``; empty otherwise."""
         if self.strip_reader is None or not self.upright or not len(card_boxes):
             return {}
         p = self.strip_reader.read_strips(image, list(card_boxes), self.strip_views)
-        rank, suit = _tempered(p["rank"], self.strip_weight), _tempered(p["suit"], self.strip_weight)
+        weight = self.strip_weight
+        rank, suit = _tempered(p["rank"], weight.rank), _tempered(p["suit"], weight.suit)
         return {k: (rank[k], suit[k]) for k in range(len(card_boxes))}
 
     def _read_by_geometry(

@@ -13,6 +13,7 @@ import pytest
 from assistant.detect.backends import box_iou
 from assistant.detect.photo import (
     PHOTO_INDEX_VIEWS,
+    PHOTO_STRIP_WEIGHT,
     PhotoDetector,
     PhotoSettings,
     back_to_photo,
@@ -32,6 +33,7 @@ from assistant.detect.pipeline import (
     Card,
     CardDetector,
     Detection,
+    StripWeight,
     read_image,
 )
 
@@ -244,17 +246,23 @@ def test_the_photo_search_reads_every_index_in_all_the_zone_views() -> None:
 def test_the_photo_search_weighs_its_patches_strips_by_its_own_setting() -> None:
     """Chosen on the validation close-ups apart from the zone crops' weight: the camera
     pipeline's detector keeps ``STRIP_WEIGHT``, the photo search's twin reads the same
-    strip reader at ``PhotoSettings.strip_weight``."""
+    strip reader at ``PhotoSettings.strip_weight``, lighter in rank and in suit."""
     zones = CardDetector.for_zones(MODELS_DIR)
-    photo = PhotoDetector(zones, PhotoSettings(strip_weight=0.3))
-    assert zones.strip_weight == STRIP_WEIGHT and photo.zones.strip_weight == 0.3
+    photo = PhotoDetector(zones, PhotoSettings(strip_weight=StripWeight.both(0.3)))
+    assert zones.strip_weight == STRIP_WEIGHT and photo.zones.strip_weight == StripWeight(0.3, 0.3)
     assert photo.zones.strip_reader is zones.strip_reader is not None
-    assert PhotoDetector(zones).zones.strip_weight == PhotoSettings().strip_weight < STRIP_WEIGHT
-    # and it is the weight the strip readings are raised to
+    shipped = PhotoDetector(zones).zones.strip_weight
+    assert shipped == PhotoSettings().strip_weight == PHOTO_STRIP_WEIGHT
+    assert shipped.rank < STRIP_WEIGHT.rank and shipped.suit < STRIP_WEIGHT.suit
+    # and they are the powers the strip's rank and suit readings are raised to
     patch = np.full((170, 280, 3), 200, np.uint8)
     box = np.array([[40.0, 30.0, 103.0, 118.0]], np.float32)
-    rank_z, _ = zones._strip_readings(patch, box)[0]
-    rank_p, _ = photo.zones._strip_readings(patch, box)[0]
-    raw = zones.strip_reader.read_strips(patch, list(box))["rank"][0]
-    np.testing.assert_allclose(rank_z, raw**STRIP_WEIGHT / (raw**STRIP_WEIGHT).sum(), rtol=1e-4)
-    np.testing.assert_allclose(rank_p, raw**0.3 / (raw**0.3).sum(), rtol=1e-4)
+    rank_z, suit_z = zones._strip_readings(patch, box)[0]
+    rank_p, suit_p = photo.zones._strip_readings(patch, box)[0]
+    raw = zones.strip_reader.read_strips(patch, list(box))
+    rank, suit = raw["rank"][0], raw["suit"][0]
+    w = STRIP_WEIGHT
+    np.testing.assert_allclose(rank_z, rank**w.rank / (rank**w.rank).sum(), rtol=1e-4)
+    np.testing.assert_allclose(suit_z, suit**w.suit / (suit**w.suit).sum(), rtol=1e-4)
+    np.testing.assert_allclose(rank_p, rank**0.3 / (rank**0.3).sum(), rtol=1e-4)
+    np.testing.assert_allclose(suit_p, suit**0.3 / (suit**0.3).sum(), rtol=1e-4)

@@ -16,6 +16,7 @@ from assistant.detect.pipeline import (
     STRIP_ALONE_MIN_READING,
     STRIP_WEIGHT,
     CardDetector,
+    StripWeight,
     _tempered,
     read_image,
 )
@@ -69,19 +70,30 @@ def test_only_upright_zone_crops_are_read_by_strips() -> None:
     assert CardDetector.load(MODELS_DIR).strip_reader is None
 
 
-def test_a_strip_reading_counts_for_more_than_an_index_reading() -> None:
-    """Since stop 28 the strip reader's probabilities (the average of several cuts) are
-    raised to 1.5 before they multiply in: a strip that says 0.99 spade overrules an
-    index read 0.999 club, but not one read 0.9999 club, and it tips an index torn
-    between two suits."""
-    strip = _tempered(np.array([0.99, 0.01 / 3, 0.01 / 3, 0.01 / 3], np.float32))
-    sure = np.array([0.001 / 3, 0.999, 0.001 / 3, 0.001 / 3], np.float32)
+def test_a_strip_reading_counts_for_two_index_readings_in_suit_and_one_in_rank() -> None:
+    """Since stop 29 the strip reader's suit probabilities (the average of its cuts) are
+    raised to 2 and its rank probabilities to 1 before they multiply in, as the strip
+    reads suits about as well as an index and ranks far worse: a strip that says 0.99
+    spade overrules an index read 0.9999 club, but not one read 0.99999 club, and it
+    tips an index torn between two suits; a strip that says 0.99 ace overrules an index
+    read 0.98 two, but not one read 0.999 two."""
+    assert StripWeight(rank=1.0, suit=2.0) == STRIP_WEIGHT
+    strip = _tempered(np.array([0.99, 0.01 / 3, 0.01 / 3, 0.01 / 3], np.float32), STRIP_WEIGHT.suit)
     surer = np.array([0.0001 / 3, 0.9999, 0.0001 / 3, 0.0001 / 3], np.float32)
+    surest = np.array([0.00001 / 3, 0.99999, 0.00001 / 3, 0.00001 / 3], np.float32)
     torn = np.array([0.45, 0.45, 0.05, 0.05], np.float32)
-    assert STRIP_WEIGHT == 1.5
-    assert int((strip * sure).argmax()) == 0
-    assert int((strip * surer).argmax()) == 1
+    assert int((strip * surer).argmax()) == 0
+    assert int((strip * surest).argmax()) == 1
     assert int((strip * torn).argmax()) == 0
+
+    def rank(top: int, p: float) -> np.ndarray:
+        probs = np.full(13, (1 - p) / 12, np.float32)
+        probs[top] = p
+        return probs
+
+    ace = _tempered(rank(0, 0.99), STRIP_WEIGHT.rank)
+    assert int((ace * rank(1, 0.98)).argmax()) == 0
+    assert int((ace * rank(1, 0.999)).argmax()) == 1
 
 
 def test_a_card_box_whose_corners_show_no_index_is_read_from_its_pip_column_when_that_is_sure(
@@ -107,7 +119,7 @@ def test_a_pip_column_read_as_its_card_in_one_cut_only_is_not_sure_enough_to_rea
     true = _true_cards(name)
     assert _cards(zones, name) == sorted(set(true) - {"4c"})
     monkeypatch.setattr(zones, "strip_views", TRAINED_STRIP)
-    monkeypatch.setattr(zones, "strip_weight", 1.0)
+    monkeypatch.setattr(zones, "strip_weight", StripWeight.both(1.0))
     assert _cards(zones, name) == true
     monkeypatch.setattr(pipeline, "STRIP_ALONE_MIN_READING", 1.01)  # never
     assert _cards(zones, name) == sorted(set(true) - {"4c"})

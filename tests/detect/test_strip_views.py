@@ -14,7 +14,14 @@ import pytest
 
 from assistant.detect.crops import strip_crop
 from assistant.detect.photo import PhotoDetector, PhotoSettings
-from assistant.detect.pipeline import MODELS_DIR, STRIP_READER, ZONE_STRIP_VIEWS, CardDetector, read_image
+from assistant.detect.pipeline import (
+    MODELS_DIR,
+    STRIP_READER,
+    ZONE_STRIP_VIEWS,
+    CardDetector,
+    StripWeight,
+    read_image,
+)
 from assistant.detect.readers import TRAINED_STRIP, OnnxReader, StripViews, sureness
 
 STRIPS = Path(__file__).parent / "fixtures" / "strips"
@@ -128,5 +135,5 @@ def test_three_cuts_read_a_card_of_a_row_that_the_one_cut_left_unread(
     zones = CardDetector.for_zones(MODELS_DIR)
     assert sorted(c.card for c in zones.detect(image).cards) == true == ["4h", "7d", "8h", "9c"]
     monkeypatch.setattr(zones, "strip_views", TRAINED_STRIP)
-    monkeypatch.setattr(zones, "strip_weight", 1.0)
+    monkeypatch.setattr(zones, "strip_weight", StripWeight.both(1.0))
     assert sorted(c.card for c in zones.detect(image).cards) == ["7d", "8h", "9c"]
