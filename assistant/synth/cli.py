@@ -68,6 +68,13 @@ def register(subparsers: Any) -> None:
         metavar="WxH[,WxH...]",
         help="camera resolutions, one drawn per hand (default: mostly 1280x720, some 1920x1080 and 960x540)",
     )
+    zn.add_argument(
+        "--random-backs",
+        type=float,
+        default=0.0,
+        metavar="SHARE",
+        help="share of hands whose cards carry a back drawn at random instead of their deck's (default 0)",
+    )
     zn.set_defaults(func=_zones)
 
     st = sub.add_parser(
@@ -188,6 +195,8 @@ def _zones(args: argparse.Namespace) -> int:
         raise CommandError("--chips must not be negative")
     if not 0 <= args.val < 1 or not 0 <= args.test < 1 or args.val + args.test >= 1:
         raise CommandError("--val and --test must be fractions that leave some training hands")
+    if not 0 <= args.random_backs <= 1:
+        raise CommandError("--random-backs must be a share from 0 to 1")
 
     with _writing("the dataset"):
         summary = write_zone_dataset(
@@ -201,6 +210,7 @@ def _zones(args: argparse.Namespace) -> int:
             progress=_hands_done,
             chip_shots=args.chips,
             sizes=args.sizes or SIZES,
+            drawn_backs=args.random_backs,
         )
     print(json.dumps(summary["crops"]))
     return 0

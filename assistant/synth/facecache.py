@@ -110,6 +110,23 @@ class DeckFaces:
         self._images[key] = image
         return image
 
+    def with_back(self, back: Image) -> DeckFaces:
+        """These faces with ``back`` (BGRA, the size of the deck's own back) for their back,
+        at every mip level (:func:`assistant.synth.backs.drawn_back`); the deck's cache on
+        disk is untouched."""
+        images = {key: image for key, image in self._images.items() if key[0] != "back"}
+        full = np.ascontiguousarray(back, dtype=np.uint8)
+        h, w = full.shape[:2]
+        small = (max(2, round(w / SMALL_DIVISOR)), max(2, round(h / SMALL_DIVISOR)))
+        images[("back", 0)] = full
+        images[("back", 2)] = np.asarray(cv2.resize(full, small, interpolation=cv2.INTER_AREA))
+        for level in (1, 3, 4, 5):  # as :meth:`_level` makes them, from the level above
+            above = images[("back", level - 1)]
+            h, w = above.shape[:2]
+            size = (max(2, w // 2), max(2, h // 2))
+            images[("back", level)] = np.asarray(cv2.resize(above, size, interpolation=cv2.INTER_AREA))
+        return DeckFaces(self.record, self.directory, images)
+
     @property
     def faces(self) -> dict[str, Image]:
         """Every full-size face by name (``Ah`` .. ``back``), decoding what is not yet."""

@@ -38,6 +38,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from assistant.synth.backs import drawn_back
 from assistant.synth.camera import Camera
 from assistant.synth.dataset import SPLITS, run_jobs, split_of, write_data_yaml
 from assistant.synth.decks import installed_decks
@@ -354,15 +355,24 @@ def write_zone_crops(
 
 
 def render_hand(
-    job: tuple[Path, int, int, str, float, Sequence[tuple[int, int]]],
+    job: tuple[Path, int, int, str, float, Sequence[tuple[int, int]], float],
 ) -> tuple[str, int, int]:
-    """Render hand ``index`` and write its zone crops; returns (split, crops, labels)."""
+    """Render hand ``index`` and write its zone crops; returns (split, crops, labels).
+
+    The job's last item: the chance that the hand's cards carry a back drawn at random
+    (:func:`~assistant.synth.backs.drawn_back`) instead of their deck's. It is drawn from
+    a generator of its own, so a hand renders the same at any chance but for its backs.
+    """
     from assistant.vision.rectify import ZoneRectifier
 
-    out, seed, index, split, rate, sizes = job
+    out, seed, index, split, rate, sizes, drawn_backs = job
     rng = np.random.default_rng([seed, index, 23])
     script = random_script(seed, index, split, sizes)
     vr = SamplingRenderer(script, rate, rng)
+    if drawn_backs > 0:
+        backs_rng = np.random.default_rng([seed, index, 29])
+        if backs_rng.random() < drawn_backs:
+            vr.faces = vr.faces.with_back(drawn_back(backs_rng, vr.faces.face(None)))
     animate(script, vr)
     calibration = true_calibration(vr.table, vr.camera)
     rectifier = ZoneRectifier(calibration, mm_per_px=ZONE_MM_PER_PX)
@@ -398,6 +408,7 @@ def write_zone_dataset(
     progress: Callable[[int, int], None] | None = None,
     chip_shots: int = 0,
     sizes: Sequence[tuple[int, int]] = SIZES,
+    drawn_backs: float = 0.0,
 ) -> dict[str, object]:
     """Render ``hands`` random hands into zone crops under ``out``; returns the summary.
 
@@ -405,6 +416,8 @@ def write_zone_dataset(
     (:mod:`assistant.synth.chip_zones`: oblique cameras, bet and pot zones full of stacks
     of 1-20 chips; ``rate`` is then unused). ``sizes``: the cameras' resolutions, one
     drawn per hand (the default favours 1280 x 720; the chip stills keep the default).
+    ``drawn_backs``: the share of hands whose cards carry a back drawn at random
+    (:mod:`assistant.synth.backs`) instead of their deck's.
     """
     if hands < 1:
         raise ValueError("--hands must be at least 1")
@@ -414,6 +427,8 @@ def write_zone_dataset(
         raise ValueError("--chips must not be negative")
     if not sizes or any(w < 64 or h < 64 for w, h in sizes):
         raise ValueError("camera sizes must be at least 64 x 64 pixels")
+    if not 0 <= drawn_backs <= 1:
+        raise ValueError("--random-backs must be in [0, 1]")
     for split_name, split in SPLITS.items():
         installed_decks(split=split)
         for sub in ("images", "labels", "truth"):
@@ -426,7 +441,10 @@ def write_zone_dataset(
         chip_jobs = [(out, seed, i, split_of(i, hands, val, test), chip_shots) for i in range(hands)]
         results = run_jobs(render_chip_hand, chip_jobs, workers, progress)
     else:
-        jobs = [(out, seed, i, split_of(i, hands, val, test), rate, tuple(sizes)) for i in range(hands)]
+        cameras = tuple(sizes)
+        jobs = [
+            (out, seed, i, split_of(i, hands, val, test), rate, cameras, drawn_backs) for i in range(hands)
+        ]
         results = run_jobs(render_hand, jobs, workers, progress)
     for split_name, n, k in results:
         per_split[split_name] += n
@@ -440,6 +458,7 @@ def write_zone_dataset(
             {"chip_shots": chip_shots}
             if chip_shots > 0
             else {"rate": rate, "sizes": [list(size) for size in sizes]}
+            | ({"random_backs": drawn_backs} if drawn_backs > 0 else {})
         ),
         "mm_per_px": ZONE_MM_PER_PX,
         "crops": per_split,
