@@ -29,6 +29,8 @@ import numpy.typing as npt
 
 Image = npt.NDArray[Any]
 Colour = tuple[int, int, int]
+#: draws a pattern in an ink colour over a panel (BGR, in place)
+Pattern = Callable[[np.random.Generator, Image, Colour], None]
 
 
 def _colour(rng: np.random.Generator, *, light: bool | None = None) -> Colour:
@@ -137,7 +139,7 @@ def _marble(rng: np.random.Generator, canvas: Image, ink: Colour) -> None:
     canvas[:] = (ground * (1 - field) + np.array(ink, np.float32) * field).astype(np.uint8)
 
 
-PATTERNS: tuple[Callable[[np.random.Generator, Image, Colour], None], ...] = (
+PATTERNS: tuple[Pattern, ...] = (
     _lattice,
     _stripes,
     _dots,

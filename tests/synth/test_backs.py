@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from assistant.engine.cards import parse_card
-from assistant.synth.backs import PATTERNS, drawn_back
+from assistant.synth.backs import PATTERNS, Pattern, drawn_back
 from assistant.synth.dataset import deck_faces
 from assistant.synth.decks import installed_decks
 from assistant.synth.zones import write_zone_dataset
@@ -43,10 +43,10 @@ def test_backs_differ_from_one_draw_to_the_next_and_repeat_for_one_seed() -> Non
 
 
 @pytest.mark.parametrize("pattern", PATTERNS, ids=lambda p: p.__name__.strip("_"))
-def test_every_pattern_marks_its_panel(pattern: object) -> None:
+def test_every_pattern_marks_its_panel(pattern: Pattern) -> None:
     panel = np.full((120, 80, 3), (30, 120, 200), np.uint8)
     before = panel.copy()
-    pattern(np.random.default_rng(1), panel, (240, 240, 240))  # type: ignore[operator]
+    pattern(np.random.default_rng(1), panel, (240, 240, 240))
     assert (np.abs(panel.astype(int) - before).sum(axis=2) > 30).mean() > 0.02
 
 
