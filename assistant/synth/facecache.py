@@ -66,6 +66,13 @@ def ensure_cached(record: DeckRecord, height: int = FACE_HEIGHT) -> Path:
 SMALL_DIVISOR = 4  # the small copy of each face, for cards seen from afar
 
 
+def _small_copy(full: Image) -> Image:
+    """A face's small copy (mip level 2): ``SMALL_DIVISOR`` times smaller."""
+    h, w = full.shape[:2]
+    size = (max(2, round(w / SMALL_DIVISOR)), max(2, round(h / SMALL_DIVISOR)))
+    return np.asarray(cv2.resize(full, size, interpolation=cv2.INTER_AREA))
+
+
 @dataclass
 class DeckFaces:
     """The cached faces of one deck, decoded on first use, with mip levels made on demand."""
@@ -82,10 +89,7 @@ class DeckFaces:
         path = self.directory / (f"{name}.small.png" if small else f"{name}.png")
         image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED) if path.is_file() else None
         if image is None and small:
-            full = self._level(name, 0)
-            h, w = full.shape[:2]
-            size = (max(2, round(w / SMALL_DIVISOR)), max(2, round(h / SMALL_DIVISOR)))
-            image = cv2.resize(full, size, interpolation=cv2.INTER_AREA)
+            image = _small_copy(self._level(name, 0))
             partial = path.with_name(f"{path.stem}.{os.getpid()}.tmp.png")
             if cv2.imwrite(str(partial), image):
                 partial.replace(path)
@@ -116,15 +120,8 @@ class DeckFaces:
         disk is untouched."""
         images = {key: image for key, image in self._images.items() if key[0] != "back"}
         full = np.ascontiguousarray(back, dtype=np.uint8)
-        h, w = full.shape[:2]
-        small = (max(2, round(w / SMALL_DIVISOR)), max(2, round(h / SMALL_DIVISOR)))
-        images[("back", 0)] = full
-        images[("back", 2)] = np.asarray(cv2.resize(full, small, interpolation=cv2.INTER_AREA))
-        for level in (1, 3, 4, 5):  # as :meth:`_level` makes them, from the level above
-            above = images[("back", level - 1)]
-            h, w = above.shape[:2]
-            size = (max(2, w // 2), max(2, h // 2))
-            images[("back", level)] = np.asarray(cv2.resize(above, size, interpolation=cv2.INTER_AREA))
+        # the levels :meth:`_level` reads from disk; the others it halves from the level above
+        images[("back", 0)], images[("back", 2)] = full, _small_copy(full)
         return DeckFaces(self.record, self.directory, images)
 
     @property
