@@ -50,16 +50,20 @@ STRIP_SIZE = (40, 88)  # width, height
 STRIP_MARGIN = (5, 5)  # mm left of and above the card box's top-left corner
 
 
-def strip_crop(image: Image, box: Box, pad: int = 0) -> Image:
-    """The upright left strip of a card whose box is ``box``, ``pad`` px around it.
+def strip_crop(image: Image, box: Box, pad: int = 0, size: tuple[int, int] = STRIP_SIZE) -> Image:
+    """The upright left strip of a card whose box is ``box``, ``pad`` px around it;
+    ``size`` (width, height) from ``STRIP_MARGIN`` left of and above the box's top-left
+    corner (a wider one takes in the card's whole face).
 
     Made for upright 1 mm/px zone crops. A card lying upside down shows its bottom-right
     corner there, turned upright: its strip reads like any other.
 
     >>> strip_crop(np.zeros((130, 280, 3), np.uint8), (10, 10, 73, 98)).shape
     (88, 40, 3)
+    >>> strip_crop(np.zeros((130, 280, 3), np.uint8), (10, 10, 73, 98), size=(72, 88)).shape
+    (88, 72, 3)
     """
-    w, h = STRIP_SIZE
+    w, h = size
     x0 = round(float(box[0])) - STRIP_MARGIN[0] - pad
     y0 = round(float(box[1])) - STRIP_MARGIN[1] - pad
     return _window(image, x0, y0, w + 2 * pad, h + 2 * pad)

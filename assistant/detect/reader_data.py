@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from assistant.detect.crops import square_crop, strip_crop
+from assistant.detect.crops import STRIP_SIZE, square_crop, strip_crop
 from assistant.detect.labels import MAX_CHIPS, RANKS, SUITS
 
 CONTEXT = 1.6  # patch side over the inference crop's side (which is 1.15 x the box)
@@ -396,8 +396,11 @@ STRIP_MIN_VISIBLE = 0.6  # share of the corner index at the strip's top that mus
 STRIP_MIN_BOX = (20.0, 40.0)  # px: narrower or shorter card boxes (cut by the crop's edge) are left out
 
 
-def strip_crops(dataset: Path, split: str, pad: int = STRIP_PAD) -> CropSet:
-    """Upright card strips (see :func:`~assistant.detect.crops.strip_crop`) of a zone dataset.
+def strip_crops(
+    dataset: Path, split: str, pad: int = STRIP_PAD, size: tuple[int, int] = STRIP_SIZE
+) -> CropSet:
+    """Upright card strips (see :func:`~assistant.detect.crops.strip_crop`) of a zone
+    dataset, ``size`` (width, height) each.
 
     One per labelled face-up card lying upright or upside down whose corner index at its
     box's top-left is in view, cut from the card's box with ``pad`` pixels of context
@@ -433,14 +436,12 @@ def strip_crops(dataset: Path, split: str, pad: int = STRIP_PAD) -> CropSet:
                 image = cv2.imread(str(image_path))
                 if image is None:
                     break
-            patches.append(strip_crop(image, box, pad))
+            patches.append(strip_crop(image, box, pad, size))
             ranks.append(rank)
             suits.append(suit)
             decks.append(deck)
     if patches:
         stacked = np.stack(patches)
     else:
-        from assistant.detect.crops import STRIP_SIZE
-
-        stacked = np.zeros((0, STRIP_SIZE[1] + 2 * pad, STRIP_SIZE[0] + 2 * pad, 3), np.uint8)
+        stacked = np.zeros((0, size[1] + 2 * pad, size[0] + 2 * pad, 3), np.uint8)
     return CropSet(stacked, np.array(ranks, np.int64), np.array(suits, np.int64), decks)

@@ -12,7 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from assistant.detect.cpu_sessions import cpu_session
-from assistant.detect.crops import Box, batch_crops, strip_crop
+from assistant.detect.crops import STRIP_SIZE, Box, batch_crops, strip_crop
 
 INDEX_CROP_SCALE = 1.15  # the crop the reader saw in training (see reader_data)
 
@@ -87,9 +87,14 @@ class StripViews:
     def trained(self) -> StripViews:
         return TRAINED_STRIP
 
-    def crops(self, image: npt.NDArray[np.uint8], boxes: Sequence[Box]) -> npt.NDArray[np.uint8]:
-        """(views, N, height, width, 3): every cut of every box's strip."""
-        cuts = [[strip_crop(image, _shifted_px(b, dx, dy)) for b in boxes] for dx, dy in self.shifts]
+    def crops(
+        self, image: npt.NDArray[np.uint8], boxes: Sequence[Box], size: tuple[int, int] = STRIP_SIZE
+    ) -> npt.NDArray[np.uint8]:
+        """(views, N, height, width, 3): every cut of every box's strip, ``size`` (width,
+        height) each."""
+        cuts = [
+            [strip_crop(image, _shifted_px(b, dx, dy), size=size) for b in boxes] for dx, dy in self.shifts
+        ]
         return np.stack([np.stack(cut) for cut in cuts])
 
 
@@ -151,10 +156,14 @@ class OnnxReader:
         self, image: npt.NDArray[np.uint8], boxes: Sequence[Box], views: StripViews | None = None
     ) -> dict[str, npt.NDArray[np.float32]]:
         """Rank and suit from the upright strips of cards whose boxes are ``boxes``, averaged
-        over the cuts of ``views`` (the one trained cut by default)."""
+        over the cuts of ``views`` (the one trained cut by default). The strips are as wide
+        as the reader's input: a reader of whole card faces is read the same way."""
         if not boxes:
             return self._run(np.zeros((0, self.size, self.width, 3), np.uint8))
-        return self._in_views(views or TRAINED_STRIP, boxes, lambda v, b: self._averaged(v.crops(image, b)))
+        size = (self.width, self.size)
+        return self._in_views(
+            views or TRAINED_STRIP, boxes, lambda v, b: self._averaged(v.crops(image, b, size))
+        )
 
     def read_turned(
         self,

@@ -20,6 +20,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from assistant.detect.crops import STRIP_SIZE
 from assistant.detect.labels import MAX_CHIPS
 from assistant.detect.reader_data import (
     CONTEXT,
@@ -133,19 +134,33 @@ def _font_strips(recipe: ReaderRecipe, log: Callable[[str], None]) -> CropSet:
         workers=default_workers(),
         progress=progress,
         off_colour=recipe.font_off_colour,
+        size=strip_size(recipe),
     )
     return CropSet(patches, ranks, suits, ["font"] * len(ranks))
+
+
+def strip_size(recipe: ReaderRecipe) -> tuple[int, int]:
+    """The strips' (width, height) a strip recipe trains on: ``crop_width`` by ``crop``."""
+    return recipe.crop_width or STRIP_SIZE[0], recipe.crop
+
+
+def _width_tag(recipe: ReaderRecipe) -> str:
+    """What sets strips wider or narrower than ``STRIP_SIZE`` apart in their caches' names
+    (nothing for the usual width, so the first recipes' caches still load)."""
+    width = strip_size(recipe)[0]
+    return "" if width == STRIP_SIZE[0] else f"_w{width}"
 
 
 def _font_tag(recipe: ReaderRecipe, *, strips: bool = False) -> str:
     """What sets a recipe's font crops apart in their cache's name, beyond their number
     (nothing for the first recipes' seed 1 in two colours, so their caches still load).
     Font strips are drawn the same whatever ``font_coarse`` says (it films font indices
-    only), so their name leaves it out."""
+    only), so their name leaves it out, and named by their width."""
     tag = "" if recipe.font_seed == 1 else f"_seed{recipe.font_seed}"
     tag += f"_off{recipe.font_off_colour:g}" if recipe.font_off_colour > 0 else ""
-    coarse = recipe.font_coarse > 0 and not strips
-    return tag + (f"_coarse{recipe.font_coarse:g}" if coarse else "")
+    if strips:
+        return tag + _width_tag(recipe)
+    return tag + (f"_coarse{recipe.font_coarse:g}" if recipe.font_coarse > 0 else "")
 
 
 def chip_training_crops(dataset: Path, recipe: ReaderRecipe, split: str, patch: int) -> CropSet:
@@ -323,7 +338,7 @@ def train_reader(
         heads = INDEX_HEADS
 
         def make(split: str) -> CropSet:
-            return strip_crops(dataset, split)
+            return strip_crops(dataset, split, size=strip_size(recipe))
     elif kind == "chips":
         heads = chip_heads(MAX_CHIPS)
 
@@ -339,8 +354,9 @@ def train_reader(
     if kind == "stacks":  # the views are already made: nothing to cut and cache
         train, val = make("train"), make("val")
     else:
-        train = load_or_make(out, "train", lambda: make("train"))
-        val = load_or_make(out, "val", lambda: make("val"))
+        tag = _width_tag(recipe) if kind == "strips" else ""
+        train = load_or_make(out, f"train{tag}", lambda: make("train"))
+        val = load_or_make(out, f"val{tag}", lambda: make("val"))
     if kind == "index":  # close-ups, fonts, no-index crops: made for square index crops only
         extra = _index_extras(recipe, dataset, out, patch, log)
         train, val = CropSet.join([train, *extra["train"]]), CropSet.join([val, *extra["val"]])

@@ -270,16 +270,19 @@ def draw_strip(
     rank: int | None = None,
     suit: int | None = None,
     off_colour: float = 0.0,
+    size: tuple[int, int] = STRIP_SIZE,
 ) -> FontStrip:
-    """One strip patch, ``STRIP_SIZE`` plus ``pad`` px of context on every side; the card
-    is printed in a colour unrelated to its suit ``off_colour`` of the time."""
+    """One strip patch, ``size`` (width, height; the strip reader's ``STRIP_SIZE`` unless
+    told, a whole card's face at 72 x 88) plus ``pad`` px of context on every side; the
+    card is printed in a colour unrelated to its suit ``off_colour`` of the time."""
     rank = int(rng.integers(13)) if rank is None else rank
     suit = int(rng.integers(4)) if suit is None else suit
     s = SUITS[suit]
-    sw, sh = STRIP_SIZE
+    sw, sh = size
     # the canvas in card millimetres: from (-ox, -oy) to (-ox + W, -oy + H)
     ox, oy = STRIP_MARGIN[0] + pad + _EXTRA_MM, STRIP_MARGIN[1] + pad + _EXTRA_MM
-    width_mm = ox + 66  # the whole card, so its picture and far corner are drawn whole
+    # the whole card, so its picture and far corner are drawn whole, and the whole patch
+    width_mm = max(ox + 66, sw + 2 * (pad + _EXTRA_MM))
     height_mm = sh + 2 * (pad + _EXTRA_MM)
     W, H = width_mm * MM, height_mm * MM
     canvas = _table(rng, H, W)
@@ -355,19 +358,19 @@ def draw_strip(
 CHUNK = 1000  # strips per job: one random stream each, so the result does not depend on workers
 
 
-def _chunk(job: tuple[int, int, int, int, float]) -> Patches:
-    seed, start, n, pad, off_colour = job
+def _chunk(job: tuple[int, int, int, int, float, tuple[int, int]]) -> Patches:
+    seed, start, n, pad, off_colour, size = job
     fonts = system_fonts()
     rng = np.random.default_rng([seed, start, 7])
 
     def draw(rank: int, suit: int) -> Pixels:
-        return draw_strip(rng, fonts, pad, rank=rank, suit=suit, off_colour=off_colour).patch
+        return draw_strip(rng, fonts, pad, rank=rank, suit=suit, off_colour=off_colour, size=size).patch
 
-    return balanced_patches(start, n, _patch_shape(pad), draw)
+    return balanced_patches(start, n, _patch_shape(pad, size), draw)
 
 
-def _patch_shape(pad: int) -> tuple[int, int, int]:
-    width, height = STRIP_SIZE
+def _patch_shape(pad: int, size: tuple[int, int]) -> tuple[int, int, int]:
+    width, height = size
     return height + 2 * pad, width + 2 * pad, 3
 
 
@@ -379,18 +382,21 @@ def font_strip_patches(
     workers: int = 1,
     progress: Callable[[int, int], None] | None = None,
     off_colour: float = 0.0,
+    size: tuple[int, int] = STRIP_SIZE,
 ) -> Patches:
-    """``n`` drawn strip patches with their rank and suit targets, every card equally often,
-    ``off_colour`` of them printed in a colour unrelated to their suit.
+    """``n`` drawn strip patches of ``size`` (width, height) with their rank and suit
+    targets, every card equally often, ``off_colour`` of them printed in a colour unrelated
+    to their suit.
 
-    The same ``seed``, ``n`` and ``off_colour`` give the same patches whatever ``workers`` is.
+    The same ``seed``, ``n``, ``off_colour`` and ``size`` give the same patches whatever
+    ``workers`` is.
     """
     from assistant.synth.dataset import run_jobs
 
     system_fonts()  # fail here, not in a worker, when there are none
-    jobs = [(seed, start, min(CHUNK, n - start), pad, off_colour) for start in range(0, n, CHUNK)]
+    jobs = [(seed, start, min(CHUNK, n - start), pad, off_colour, size) for start in range(0, n, CHUNK)]
     parts = run_jobs(_chunk, jobs, workers, progress)
-    return joined_patches(parts, _patch_shape(pad))
+    return joined_patches(parts, _patch_shape(pad, size))
 
 
 __all__ = ["LAYOUTS", "FontStrip", "draw_strip", "font_strip_patches"]

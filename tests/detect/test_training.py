@@ -193,6 +193,35 @@ def test_strip_reader_trains_on_the_left_strips_of_upright_cards_and_reads_them_
     np.testing.assert_allclose(probs["rank"].sum(1), 1, atol=1e-4)
 
 
+def test_a_strip_reader_of_whole_card_faces_cuts_and_reads_strips_as_wide_as_its_input(
+    tiny_zones: Path, tmp_path: Path
+) -> None:
+    """``crop_width`` 72 takes in a card's whole face: its zone strips and font strips are
+    cut that wide and cached apart from the usual 40 mm ones, and the exported reader reads
+    strips as wide as its input."""
+    from assistant.detect.reader_data import CropSet
+    from assistant.detect.readers import StripViews
+    from assistant.detect.train_reader import export_reader, train_reader
+
+    _fonts_or_skip()
+    out = tmp_path / "faces"
+    recipe = ReaderRecipe(crop=88, crop_width=72, epochs=1, batch=16, font_strips=26, out=str(out))
+    said: list[str] = []
+    best = train_reader("strips", tiny_zones, recipe, log=said.append)
+    assert "strips reader: 34 train crops, 8 val crops" in said
+    assert CropSet.load(out / "crops_train_w72.npz").patches.shape[1:] == (100, 84, 3)
+    assert CropSet.load(out / "crops_fontstrips26_w72_train.npz").patches.shape == (26, 100, 84, 3)
+    assert not (out / "crops_train.npz").exists()
+    reader = OnnxReader(export_reader(best, tmp_path / "faces.onnx"))
+    assert (reader.size, reader.width) == (88, 72)
+    image = (np.random.default_rng(0).random((130, 280, 3)) * 255).astype(np.uint8)
+    boxes = [(10, 10, 73, 98), (250, 60, 313, 148)]
+    assert StripViews().crops(image, boxes, (reader.width, reader.size)).shape == (1, 2, 88, 72, 3)
+    probs = reader.read_strips(image, boxes)
+    assert probs["rank"].shape == (2, 13) and probs["suit"].shape == (2, 4)
+    np.testing.assert_allclose(probs["suit"].sum(1), 1, atol=1e-4)
+
+
 def _fonts_or_skip() -> None:
     """Skip a test that draws font crops on a machine without the font packages."""
     from assistant.synth.font_indices import NoFontsError, system_fonts

@@ -88,3 +88,22 @@ def test_an_off_colour_share_inks_some_hearts_strips_in_other_colours(fonts: Fon
         share_not_red[off] = float(np.mean(np.array(redness) < 20))
     # the measure is rough (the darkest pixels of the corner are not always ink): compare
     assert share_not_red[0.5] >= share_not_red[0.0] + 0.15, share_not_red
+
+
+def test_a_strip_as_wide_as_a_card_face_shows_its_centre_column(fonts: FontSet) -> None:
+    """Drawn 72 mm wide (a whole face), an eight shows the two pips of its centre column
+    that a six has not; both share the left column the 40 mm strip shows."""
+    rng = np.random.default_rng(2)
+    face = (72, 88)
+
+    def centre_ink(rank: str) -> float:
+        inks = []
+        for k in range(12):
+            drawn = draw_strip(rng, fonts, PAD, rank=RANKS.index(rank), suit=k % 4, size=face)
+            assert drawn.patch.shape == (88 + 2 * PAD, 72 + 2 * PAD, 3)
+            x0 = PAD + STRIP_MARGIN[0]
+            column = drawn.patch[PAD + 25 : PAD + 65, x0 + 25 : x0 + 38].astype(np.float32)
+            inks.append(float((column.sum(-1) < 300).mean()))
+        return float(np.median(inks))
+
+    assert centre_ink("8") > centre_ink("6") + 0.03
