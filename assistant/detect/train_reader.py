@@ -155,7 +155,7 @@ def _font_tag(recipe: ReaderRecipe, *, strips: bool = False) -> str:
     """What sets a recipe's font crops apart in their cache's name, beyond their number
     (nothing for the first recipes' seed 1 in two colours, so their caches still load).
     Font strips are drawn the same whatever ``font_coarse`` says (it films font indices
-    only), so their name leaves it out, and named by their width."""
+    only), so their name leaves it out; it names their width instead."""
     tag = "" if recipe.font_seed == 1 else f"_seed{recipe.font_seed}"
     tag += f"_off{recipe.font_off_colour:g}" if recipe.font_off_colour > 0 else ""
     if strips:
