@@ -50,6 +50,7 @@ def register(subparsers: Any) -> None:
     for name, helptext in (
         ("reader", "stage 2: rank and suit from a corner index"),
         ("strips", "stage 2: rank and suit from a card's upright left strip (zone crops)"),
+        ("faces", "stage 2: rank and suit from a card's whole face, a strip 72 mm wide (zone crops)"),
         ("chips", "stage 2: chip count"),
         ("stacks", "stack counter: chips in a stack from its side view (synth stacks data)"),
     ):
@@ -72,6 +73,9 @@ def register(subparsers: Any) -> None:
     ex.add_argument("--detector", type=Path, help="stage-1 weights (best.pt)")
     ex.add_argument("--reader", type=Path, help="index reader checkpoint (best.pt)")
     ex.add_argument("--strips", type=Path, help="strip reader checkpoint (best.pt)")
+    ex.add_argument(
+        "--faces", type=Path, help="face reader checkpoint (best.pt): a strip reader trained 72 mm wide"
+    )
     ex.add_argument("--chips", type=Path, help="chip reader checkpoint (best.pt)")
     ex.add_argument("--stacks", type=Path, help="stack counter checkpoint (best.pt)")
     ex.add_argument(
@@ -169,16 +173,16 @@ def _train(args: argparse.Namespace) -> int:
                 epochs=args.epochs,
             )
             print(f"detector weights: {best}")
-        elif args.stage in ("reader", "strips", "chips", "stacks"):
+        elif args.stage in ("reader", "strips", "faces", "chips", "stacks"):
             from assistant.detect.train_reader import train_reader
 
-            kind = {"reader": "index", "strips": "strips", "chips": "chips", "stacks": "stacks"}[args.stage]
-            section = {
-                "index": recipe.reader,
-                "strips": recipe.strips,
-                "chips": recipe.chips,
-                "stacks": recipe.stacks,
-            }[kind]
+            kind, section = {
+                "reader": ("index", recipe.reader),
+                "strips": ("strips", recipe.strips),
+                "faces": ("strips", recipe.faces),  # a strip reader trained on wider strips
+                "chips": ("chips", recipe.chips),
+                "stacks": ("stacks", recipe.stacks),
+            }[args.stage]
             if args.threads < 1:
                 raise CommandError("--threads must be at least 1")
             best = train_reader(
@@ -224,6 +228,7 @@ def _export(args: argparse.Namespace) -> None:
         CHIP_READER,
         DETECTOR_ONNX,
         DETECTOR_PT,
+        FACE_READER,
         INDEX_READER,
         MODELS_DIR,
         STACK_COUNTER,
@@ -236,13 +241,14 @@ def _export(args: argparse.Namespace) -> None:
         args.detector,
         args.reader,
         args.strips,
+        args.faces,
         args.chips,
         args.stacks,
         args.stack_finder,
     )
     if not any(given_files):
         raise CommandError(
-            "name at least one of --detector, --reader, --strips, --chips, --stacks, --stack-finder"
+            "name at least one of --detector, --reader, --strips, --faces, --chips, --stacks, --stack-finder"
         )
     for given in given_files:
         if given is not None and not given.is_file():
@@ -259,13 +265,15 @@ def _export(args: argparse.Namespace) -> None:
         from assistant.detect.train_detector import export_detector
 
         print(export_detector(args.stack_finder, out / STACK_FINDER_ONNX))
-    if args.reader or args.strips or args.chips or args.stacks:
+    if args.reader or args.strips or args.faces or args.chips or args.stacks:
         from assistant.detect.train_reader import export_reader
 
         if args.reader:
             print(export_reader(args.reader, out / INDEX_READER))
         if args.strips:
             print(export_reader(args.strips, out / STRIP_READER))
+        if args.faces:
+            print(export_reader(args.faces, out / FACE_READER))
         if args.chips:
             print(export_reader(args.chips, out / CHIP_READER))
         if args.stacks:

@@ -133,6 +133,12 @@ class PhotoSettings:
     #: the validation close-ups, F1 0.673 (108 right, 29 wrong) against 0.665 (107, 31)
     #: in one cut; 0.667 (109, 34) at strip weight 0.3
     strip_views: StripViews = ZONE_STRIP_VIEWS
+    #: the face reader's say in the patches (None: not read; not measured on photos)
+    face_weight: StripWeight | None = None
+    #: a card read by geometry this surely yields in a patch as one read from its indices
+    #: (None: to any surer card it overlaps by a third, as before stop 31; the zone crops'
+    #: ``GEOMETRY_SURE_READING`` was not measured on photos)
+    sure_geometry: float | None = None
     #: stage-1 face-up card boxes are kept in the patches from this confidence on (None:
     #: from the zone detector's ``ZONE_CONF``, as every other box); the zone crops'
     #: ``ZONE_CARD_CONF`` (stop 25) was not measured on photos
@@ -278,9 +284,12 @@ class PhotoDetector:
     def __init__(self, zones: CardDetector | None = None, settings: PhotoSettings | None = None) -> None:
         self.settings = settings if settings is not None else PhotoSettings()
         zones = zones if zones is not None else CardDetector.for_zones()
-        self.zones = zones.reading_in(
-            self.settings.index_views, self.settings.strip_weight, self.settings.strip_views
-        ).keeping_card_boxes_from(self.settings.card_box_conf)
+        self.zones = (
+            zones.reading_in(self.settings.index_views, self.settings.strip_weight, self.settings.strip_views)
+            .keeping_card_boxes_from(self.settings.card_box_conf)
+            .reading_faces_at(self.settings.face_weight)
+            .trusting_geometry_from(self.settings.sure_geometry)
+        )
         names = self.zones.detector.names
         self._card, self._back = names.index("card"), names.index("face_down")
         self._chips = {i: n.removeprefix("chips_") for i, n in enumerate(names) if n.startswith("chips_")}

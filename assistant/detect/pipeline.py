@@ -18,7 +18,14 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from assistant.detect.backends import Backend, Boxes, OnnxDetector, UltralyticsDetector, box_iou
+from assistant.detect.backends import (
+    Backend,
+    Boxes,
+    OnnxDetector,
+    UltralyticsDetector,
+    box_iou,
+    inside_share,
+)
 from assistant.detect.corners import (
     card_quad,
     face_share,
@@ -42,6 +49,9 @@ STACK_COUNTER = "stack_counter.onnx"  # chips in a stack from its side view (a c
 #: finder when a calibration is known (:mod:`assistant.detect.stack_finder`).
 STACK_FINDER_ONNX = "stack_finder.onnx"
 STRIP_READER = "strip_reader.onnx"  # upright zone crops: rank and suit from a card's left strip
+#: upright zone crops: rank and suit from a card's whole face (a strip 72 mm wide), read
+#: beside the strip when the model folder holds one
+FACE_READER = "face_reader.onnx"
 
 
 @dataclass(frozen=True)
@@ -83,6 +93,14 @@ STRIP_WEIGHT = StripWeight(rank=1.0, suit=2.0)
 #: ``STRIP_WEIGHT`` 1.5 (stop 28, see models/README.md): F1 0.870 -> 0.879; nine cuts
 #: gave 0.880 at three times the cost.
 ZONE_STRIP_VIEWS = StripViews(shifts=((0.0, 0.0), (-3.0, -3.0), (3.0, 3.0)))
+#: How much the face reader's say (``FACE_READER``: the card's strip cut 72 mm wide, so its
+#: whole face where no other card covers it, read in the same cuts) counts, multiplied
+#: into the strip's reading (stop 30's weight; see models/README.md) ...
+FACE_WEIGHT = StripWeight(rank=0.5, suit=0.5)
+#: ... for a card box that no other card box covers by more than this share of its area:
+#: a face half under the next card of a row shows that card's pips and index too, and
+#: the face reader read those worse than the strip does (stop 31).
+FACE_MOST_COVERED = 0.1
 BACKENDS = ("onnx", "ultralytics")
 ZONE_IMGSZ = 320  # stage-1 input for the camera pipeline's 1 mm/px zone crops
 #: ... and no smaller a scale than this: stage 1 learnt cards from 280 mm seat card zones
@@ -133,6 +151,13 @@ DUPLICATE_IOU = 0.8
 #: (a court card's picture taken for a back); a covered back in a row overlaps far less.
 FACE_UP_WINS_IOU = 0.5  # read cards whose boxes overlap more than this are one card
 GEOMETRY_DUPLICATE_IOU = 0.3
+#: ... unless it is read at least this surely: then it yields as a card read from its
+#: indices does (``DUPLICATE_IOU``). In a row of upright cards the next card's box
+#: overlaps a whole card's by about half, so a card whose indices stage 1 missed but whose
+#: corners the search read surely was lost beside its read neighbour (stop 31, chosen on
+#: the three validation sets: F1 0.8830 at none, 0.8852 at 0.5, 0.8860 at 0.6, 0.8871 at
+#: 0.7, 0.8857 at 0.8; upright zone crops only).
+GEOMETRY_SURE_READING = 0.7
 GEOMETRY_MIN_READING = 0.3  # a corner read by geometry alone must be this sure
 #: In an upright zone crop, a card box whose index stage 1 missed is read where its
 #: top-left index lies, when its corner shows this much card-face white (a back taken
@@ -234,6 +259,25 @@ def _tempered(probs: npt.NDArray[np.float32], weight: float) -> npt.NDArray[np.f
     return tempered
 
 
+def _normalised(probs: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """Each row of ``probs`` summed to one again (a product of two readings)."""
+    out: npt.NDArray[np.float32] = (probs / probs.sum(-1, keepdims=True)).astype(np.float32)
+    return out
+
+
+def uncovered(boxes: npt.NDArray[np.float32], most: float) -> npt.NDArray[np.bool_]:
+    """Which of ``boxes`` (x1, y1, x2, y2 rows) no other box covers by more than ``most``
+    of its area.
+
+    >>> uncovered(np.array([[0, 0, 60, 90], [40, 0, 100, 90], [200, 0, 260, 90]], np.float32), 0.1)
+    array([False, False,  True])
+    """
+    free = np.ones(len(boxes), bool)
+    for k in range(len(boxes)):
+        free[k] = all(inside_share(boxes[k], boxes[j]) <= most for j in range(len(boxes)) if j != k)
+    return free
+
+
 def _read_all(readings: list[Reading]) -> tuple[str, float]:
     """One card from several (rank, suit) readings of it: their probabilities multiply."""
     return read_card(np.stack([r for r, _ in readings]), np.stack([s for _, s in readings]))
@@ -253,18 +297,29 @@ def read_image(path: Path) -> npt.NDArray[np.uint8]:
     return np.asarray(image, dtype=np.uint8)
 
 
-def suppress_duplicates(cards: list[Card], same_card_iou: float | None = None) -> list[Card]:
+def suppress_duplicates(
+    cards: list[Card], same_card_iou: float | None = None, sure_geometry: float | None = None
+) -> list[Card]:
     """One card per place: of cards whose boxes mostly coincide, the surest stays.
 
     A card read by geometry alone yields to any surer card it overlaps by a third; cards
     read from detected indices only to one they nearly cover (a fanned hand's boxes
-    overlap by half and more, and each of its cards is real). With ``same_card_iou`` a
-    card also yields to a surer one of the same name that it overlaps that much (one
-    card read twice in a photo, from two views).
+    overlap by half and more, and each of its cards is real). With ``sure_geometry`` a
+    card read by geometry at least that surely yields as one read from its indices. With
+    ``same_card_iou`` a card also yields to a surer one of the same name that it overlaps
+    that much (one card read twice in a photo, from two views).
+
+    >>> ace = Card("Ah", (0.0, 0.0, 63.0, 88.0), 0.9)
+    >>> king = Card("Kh", (30.0, 0.0, 93.0, 88.0), 0.8, by_geometry=True)
+    >>> [c.card for c in suppress_duplicates([ace, king])]
+    ['Ah']
+    >>> [c.card for c in suppress_duplicates([ace, king], sure_geometry=0.7)]
+    ['Ah', 'Kh']
     """
     kept: list[Card] = []
     for card in sorted(cards, key=lambda c: -c.confidence):
-        limit = GEOMETRY_DUPLICATE_IOU if card.by_geometry else DUPLICATE_IOU
+        unsure = sure_geometry is None or card.confidence < sure_geometry
+        limit = GEOMETRY_DUPLICATE_IOU if card.by_geometry and unsure else DUPLICATE_IOU
         limits = [same_card_iou if same_card_iou is not None and k.card == card.card else limit for k in kept]
         if all(box_iou(card.box, k.box) < lim for k, lim in zip(kept, limits, strict=True)):
             kept.append(card)
@@ -368,6 +423,7 @@ class CardDetector:
         chip_reader: OnnxReader | None = None,
         *,
         strip_reader: OnnxReader | None = None,
+        face_reader: OnnxReader | None = None,
         min_card_confidence: float = 0.05,
         upright: bool = False,
         min_card_px: tuple[float, float] | None = None,
@@ -396,6 +452,11 @@ class CardDetector:
         self.strip_reader = strip_reader  # read where indices stand upright (zone crops)
         self.strip_weight = STRIP_WEIGHT  # the powers its rank and suit probabilities are raised to
         self.strip_views = ZONE_STRIP_VIEWS  # the cuts of each strip that are read and averaged
+        # read beside the strip reader, in the same cuts, at face_weight (None: not read)
+        self.face_reader = face_reader
+        self.face_weight: StripWeight | None = FACE_WEIGHT
+        # a card read by geometry this surely yields as one read from its indices (None: never)
+        self.sure_geometry: float | None = GEOMETRY_SURE_READING if upright else None
         self.min_card_confidence = min_card_confidence
         names = detector.names
         self._class = {name: i for i, name in enumerate(names)}
@@ -432,12 +493,13 @@ class CardDetector:
             detector = UltralyticsDetector(need(DETECTOR_PT), imgsz, conf, min_scale=min_scale)
         else:
             raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
-        chips, strips = models / CHIP_READER, models / STRIP_READER
+        chips, strips, faces = models / CHIP_READER, models / STRIP_READER, models / FACE_READER
         return cls(
             detector,
             OnnxReader(need(INDEX_READER), threads, index_views),
             OnnxReader(chips, threads) if chips.is_file() else None,
             strip_reader=OnnxReader(strips, threads) if upright and strips.is_file() else None,
+            face_reader=OnnxReader(faces, threads) if upright and faces.is_file() else None,
             upright=upright,
             min_card_px=min_card_px,
             min_conf=min_conf,
@@ -477,6 +539,21 @@ class CardDetector:
             twin.strip_weight = strip_weight
         if strip_views is not None:
             twin.strip_views = strip_views
+        return twin
+
+    def reading_faces_at(self, weight: StripWeight | None) -> CardDetector:
+        """This detector with its face reader's say weighed by ``weight`` (None: the face
+        reader is not read; the same models)."""
+        twin = copy.copy(self)
+        twin.face_weight = weight
+        return twin
+
+    def trusting_geometry_from(self, sure: float | None) -> CardDetector:
+        """This detector letting a card read by geometry at least ``sure`` yield as one
+        read from its indices (None: it yields to any surer card it overlaps by a third;
+        the same models)."""
+        twin = copy.copy(self)
+        twin.sure_geometry = sure
         return twin
 
     def keeping_card_boxes_from(self, conf: float | None) -> CardDetector:
@@ -522,13 +599,29 @@ class CardDetector:
         self, image: npt.NDArray[np.uint8], card_boxes: npt.NDArray[np.float32]
     ) -> dict[int, Reading]:
         """Each card box's strip reading (upright zone crops with a strip reader), its
-        rank and suit probabilities raised to ``strip_weight``; empty otherwise."""
+        rank and suit probabilities raised to ``strip_weight``, times the face reader's
+        raised to ``face_weight`` where there is one and no other card box covers the box
+        by more than ``FACE_MOST_COVERED`` of it; empty otherwise."""
         if self.strip_reader is None or not self.upright or not len(card_boxes):
             return {}
-        p = self.strip_reader.read_strips(image, list(card_boxes), self.strip_views)
-        weight = self.strip_weight
-        rank, suit = _tempered(p["rank"], weight.rank), _tempered(p["suit"], weight.suit)
+        rank, suit = self._tempered_strips(self.strip_reader, image, card_boxes, self.strip_weight)
+        free = np.flatnonzero(uncovered(card_boxes, FACE_MOST_COVERED))
+        if self.face_reader is not None and self.face_weight is not None and len(free):
+            faces = self._tempered_strips(self.face_reader, image, card_boxes[free], self.face_weight)
+            rank[free], suit[free] = _normalised(rank[free] * faces[0]), _normalised(suit[free] * faces[1])
         return {k: (rank[k], suit[k]) for k in range(len(card_boxes))}
+
+    def _tempered_strips(
+        self,
+        reader: OnnxReader,
+        image: npt.NDArray[np.uint8],
+        card_boxes: npt.NDArray[np.float32],
+        weight: StripWeight,
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """(rank, suit) probabilities of each box's strip as ``reader`` cuts and reads it
+        in ``strip_views``, raised to ``weight``."""
+        p = reader.read_strips(image, list(card_boxes), self.strip_views)
+        return _tempered(p["rank"], weight.rank), _tempered(p["suit"], weight.suit)
 
     def _read_by_geometry(
         self,
@@ -737,7 +830,7 @@ class CardDetector:
                 unindexed = self._read_by_geometry(image, cards.xyxy[k], float(cards.conf[k]), strips.get(k))
                 if unindexed is not None:
                     out.cards.append(unindexed)
-        out.cards = suppress_duplicates(out.cards)
+        out.cards = suppress_duplicates(out.cards, sure_geometry=self.sure_geometry)
         if self.upright:
             out.cards = one_of_each(out.cards)
         read_boxes = [c.box for c in out.cards]

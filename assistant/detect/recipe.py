@@ -51,6 +51,7 @@ class Recipe:
     reader: ReaderRecipe = ReaderRecipe()
     chips: ReaderRecipe = ReaderRecipe(out="runs/chips")
     strips: ReaderRecipe = ReaderRecipe(crop=88, crop_width=40, out="runs/strips")
+    faces: ReaderRecipe = ReaderRecipe(crop=88, crop_width=72, out="runs/faces")
     stacks: ReaderRecipe = ReaderRecipe(crop=160, crop_width=32, out="runs/stacks")
 
     @classmethod
@@ -73,6 +74,8 @@ class Recipe:
             chips = ReaderRecipe(**{"out": "runs/chips", **_tupled(data.get("chips", {}))})
             strip_defaults = {"crop": 88, "crop_width": 40, "out": "runs/strips"}
             strips = ReaderRecipe(**{**strip_defaults, **_tupled(data.get("strips", {}))})
+            face_defaults = {"crop": 88, "crop_width": 72, "out": "runs/faces"}
+            faces = ReaderRecipe(**{**face_defaults, **_tupled(data.get("faces", {}))})
             stack_defaults = {"crop": 160, "crop_width": 32, "out": "runs/stacks"}
             stacks = ReaderRecipe(**{**stack_defaults, **_tupled(data.get("stacks", {}))})
         except TypeError as error:
@@ -84,6 +87,7 @@ class Recipe:
             reader=reader,
             chips=chips,
             strips=strips,
+            faces=faces,
             stacks=stacks,
         )
 

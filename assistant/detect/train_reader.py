@@ -319,7 +319,8 @@ def train_reader(
     threads: int = 1,
 ) -> Path:
     """Train the ``kind`` reader ("index", "strips", "chips" or "stacks") on ``threads`` CPU
-    threads; returns ``OUT/best.pt``."""
+    threads; returns ``OUT/best.pt`` (the best epoch per validation crop; every epoch's
+    weights are kept as ``OUT/epochN.pt``)."""
     torch.set_num_threads(threads)
     out = Path(recipe.out)
     if not resume and (out / "last.pt").is_file():
@@ -436,6 +437,9 @@ def train_reader(
             | {f"val_{h}": a for h, a in zip(heads, acc, strict=True)}
         )
         log(json.dumps(history[-1]))
+        # every epoch's weights are kept: the trainer's best is chosen per crop, and an
+        # epoch that reads cards better through the whole detector may be another one
+        torch.save(reader_checkpoint(model), out / f"epoch{epoch + 1}.pt")
         if score > best:
             best = score
             torch.save(reader_checkpoint(model), out / "best.pt")

@@ -32,6 +32,13 @@ def test_the_shipped_recipe_loads_and_builds_from_a_model_yaml() -> None:
     assert "pretrained" not in recipe.detector_args  # forced off by the trainer
 
 
+def test_the_face_reader_recipe_cuts_strips_72_mm_wide_as_the_shipped_face_reader_reads() -> None:
+    recipe = Recipe.load(DEFAULT_RECIPE.parent / "train_faces.yaml")
+    shipped = OnnxReader(DEFAULT_RECIPE.parent / "face_reader.onnx")
+    assert (recipe.faces.crop, recipe.faces.crop_width) == (shipped.size, shipped.width) == (88, 72)
+    assert recipe.faces.out != Recipe.load(DEFAULT_RECIPE).strips.out  # its own run and caches
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
@@ -68,6 +75,7 @@ def test_reader_trains_resumes_and_exports_to_onnx(tiny_dataset: Path, tmp_path:
 
     history = json.loads((out / "history.json").read_text())
     assert [h["epoch"] for h in history] == [1, 2]  # resumed at epoch 2, not from scratch
+    assert (out / "epoch1.pt").is_file() and (out / "epoch2.pt").is_file()  # each epoch's weights kept
     onnx = export_reader(best, tmp_path / f"{kind}.onnx")
     reader = OnnxReader(onnx)
     image = (np.random.default_rng(0).random((100, 100, 3)) * 255).astype(np.uint8)
