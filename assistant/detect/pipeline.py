@@ -3,7 +3,8 @@
 ``CardDetector.load()`` opens the shipped models in ``models/``:
 ``detector.onnx`` (stage 1), ``index_reader.onnx`` (rank and suit),
 ``chip_reader.onnx`` (chips in a stack, 0 meaning unknown) and, for upright zone crops,
-``strip_reader.onnx`` (rank and suit from a card's left strip, index and pip column).
+``strip_reader.onnx`` (rank and suit from a card's left strip, index and pip column) and
+``face_reader.onnx`` (rank and suit from its whole face where no other card covers it).
 ``backend="ultralytics"`` runs stage 1 from ``detector.pt`` instead.
 """
 
@@ -605,10 +606,12 @@ class CardDetector:
         if self.strip_reader is None or not self.upright or not len(card_boxes):
             return {}
         rank, suit = self._tempered_strips(self.strip_reader, image, card_boxes, self.strip_weight)
-        free = np.flatnonzero(uncovered(card_boxes, FACE_MOST_COVERED))
-        if self.face_reader is not None and self.face_weight is not None and len(free):
-            faces = self._tempered_strips(self.face_reader, image, card_boxes[free], self.face_weight)
-            rank[free], suit[free] = _normalised(rank[free] * faces[0]), _normalised(suit[free] * faces[1])
+        if self.face_reader is not None and self.face_weight is not None:
+            free = np.flatnonzero(uncovered(card_boxes, FACE_MOST_COVERED))
+            if len(free):
+                faces = self._tempered_strips(self.face_reader, image, card_boxes[free], self.face_weight)
+                rank[free] = _normalised(rank[free] * faces[0])
+                suit[free] = _normalised(suit[free] * faces[1])
         return {k: (rank[k], suit[k]) for k in range(len(card_boxes))}
 
     def _tempered_strips(

@@ -19,6 +19,7 @@ from assistant.detect.pipeline import (
     MODELS_DIR,
     SEARCH_VIEWS,
     ZONE_INDEX_VIEWS,
+    Card,
     CardDetector,
     read_image,
 )
@@ -95,7 +96,9 @@ def test_a_card_read_surely_from_its_stage_1_indices_is_not_searched_again(
 ) -> None:
     """With the shipped views (an index read surely in the trained view keeps that
     reading) the same 8c reads right from its stage-1 indices, at least REREAD_BELOW
-    sure, so its corners are not searched."""
+    sure, so its corners are not searched. (The 7 of spades a third in view under it has
+    no stage-1 index and is read from its box's corners, by geometry: since stop 31 it
+    is kept beside the 8c when read at least ``GEOMETRY_SURE_READING`` sure.)"""
     image = read_image(TANGO)
     searched: list[str] = []
     reread = zones._with_searched_corners
@@ -105,7 +108,10 @@ def test_a_card_read_surely_from_its_stage_1_indices_is_not_searched_again(
         return reread(*a)
 
     monkeypatch.setattr(zones, "_with_searched_corners", searching)
-    cards = zones.detect(image).cards
-    assert [c.card for c in cards] == ["8c"] and searched == []
+
+    def from_indices(cards: list[Card]) -> list[str]:
+        return [c.card for c in cards if not c.by_geometry]
+
+    assert from_indices(zones.detect(image).cards) == ["8c"] and searched == []
     monkeypatch.setattr("assistant.detect.pipeline.REREAD_BELOW", 1.01)  # every card searched again
-    assert [c.card for c in zones.detect(image).cards] == ["8c"] and searched == ["8c"]
+    assert from_indices(zones.detect(image).cards) == ["8c"] and searched == ["8c"]

@@ -257,7 +257,7 @@ def test_the_photo_search_weighs_its_patches_strips_by_its_own_setting() -> None
     # and they are the powers the strip's rank and suit readings are raised to
     patch = np.full((170, 280, 3), 200, np.uint8)
     box = np.array([[40.0, 30.0, 103.0, 118.0]], np.float32)
-    rank_z, suit_z = zones._strip_readings(patch, box)[0]
+    rank_z, suit_z = zones.reading_faces_at(None)._strip_readings(patch, box)[0]  # the strip alone
     rank_p, suit_p = photo.zones._strip_readings(patch, box)[0]
     raw = zones.strip_reader.read_strips(patch, list(box))
     rank, suit = raw["rank"][0], raw["suit"][0]
