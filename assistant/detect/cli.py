@@ -74,7 +74,9 @@ def register(subparsers: Any) -> None:
     ex.add_argument("--reader", type=Path, help="index reader checkpoint (best.pt)")
     ex.add_argument("--strips", type=Path, help="strip reader checkpoint (best.pt)")
     ex.add_argument(
-        "--faces", type=Path, help="face reader checkpoint (best.pt): a strip reader trained 72 mm wide"
+        "--faces",
+        type=Path,
+        help="face reader checkpoint (OUT/epochN.pt or best.pt): a strip reader trained 72 mm wide",
     )
     ex.add_argument("--chips", type=Path, help="chip reader checkpoint (best.pt)")
     ex.add_argument("--stacks", type=Path, help="stack counter checkpoint (best.pt)")

@@ -260,12 +260,6 @@ def _tempered(probs: npt.NDArray[np.float32], weight: float) -> npt.NDArray[np.f
     return tempered
 
 
-def _normalised(probs: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-    """Each row of ``probs`` summed to one again (a product of two readings)."""
-    out: npt.NDArray[np.float32] = (probs / probs.sum(-1, keepdims=True)).astype(np.float32)
-    return out
-
-
 def uncovered(boxes: npt.NDArray[np.float32], most: float) -> npt.NDArray[np.bool_]:
     """Which of ``boxes`` (x1, y1, x2, y2 rows) no other box covers by more than ``most``
     of its area.
@@ -610,8 +604,9 @@ class CardDetector:
             free = np.flatnonzero(uncovered(card_boxes, FACE_MOST_COVERED))
             if len(free):
                 faces = self._tempered_strips(self.face_reader, image, card_boxes[free], self.face_weight)
-                rank[free] = _normalised(rank[free] * faces[0])
-                suit[free] = _normalised(suit[free] * faces[1])
+                # the product summed to one again (``_tempered`` at weight 1)
+                rank[free] = _tempered(rank[free] * faces[0], 1.0)
+                suit[free] = _tempered(suit[free] * faces[1], 1.0)
         return {k: (rank[k], suit[k]) for k in range(len(card_boxes))}
 
     def _tempered_strips(
