@@ -35,6 +35,7 @@ class ReaderRecipe:
     font_strips: int = 0  # strips: extra strips drawn in system fonts (train split)
     font_off_colour: float = 0.0  # share of font indices and strips inked in a colour unrelated to the suit
     font_coarse: float = 0.0  # share of font indices filmed by a coarse camera (0.33-0.6 px per mm)
+    ink: float = 0.0  # share of training crops whose print is made heavier or lighter
     negatives: int = 0  # per image: index-sized crops of no index, for the reader's "index" head
     init: str = ""  # start from this reader checkpoint (best.pt): every layer whose shape fits
     balance: bool = False  # weigh classes by inverse square-root frequency

@@ -175,12 +175,13 @@ def chip_training_crops(dataset: Path, recipe: ReaderRecipe, split: str, patch: 
 
 
 def augment(
-    patches: torch.Tensor, size: int | tuple[int, int], gen: torch.Generator, strong: bool
+    patches: torch.Tensor, size: int | tuple[int, int], gen: torch.Generator, strong: bool, ink: float = 0.0
 ) -> torch.Tensor:
-    """Random crops (float BGR 0..255, N x 3 x S x S) out of context patches."""
+    """Random crops (float BGR 0..255, N x 3 x S x S) out of context patches; ``ink``:
+    the share of them whose print is made heavier or lighter (:func:`reweigh_ink`)."""
     n = patches.shape[0]
     if isinstance(size, tuple):
-        return _augment_strips(patches, size, gen, strong)
+        return _augment_strips(patches, size, gen, strong, ink)
 
     def u(lo: float, hi: float, shape: tuple[int, ...] = (n,)) -> torch.Tensor:
         return torch.rand(shape, generator=gen) * (hi - lo) + lo
@@ -202,11 +203,11 @@ def augment(
     x = F.grid_sample(patches, grid, mode="bilinear", padding_mode="border", align_corners=False)
     if not strong:
         return x
-    return _photometric(x, (size, size), gen)
+    return _photometric(x, (size, size), gen, ink)
 
 
 def _augment_strips(
-    patches: torch.Tensor, size: tuple[int, int], gen: torch.Generator, strong: bool
+    patches: torch.Tensor, size: tuple[int, int], gen: torch.Generator, strong: bool, ink: float = 0.0
 ) -> torch.Tensor:
     """Strip crops (H, W) out of padded strip patches: shifted, scaled, a little turned."""
     n, _, ph, pw = patches.shape
@@ -233,14 +234,15 @@ def _augment_strips(
     )
     grid = F.affine_grid(theta, [n, 3, h, w], align_corners=False)
     x = F.grid_sample(patches, grid, mode="bilinear", padding_mode="border", align_corners=False)
-    return _photometric(x, size, gen)
+    return _photometric(x, size, gen, ink)
 
 
 def _augment_views(
-    patches: torch.Tensor, size: int | tuple[int, int], gen: torch.Generator, strong: bool
+    patches: torch.Tensor, size: int | tuple[int, int], gen: torch.Generator, strong: bool, ink: float = 0.0
 ) -> torch.Tensor:
     """Stack views as they are (their geometry is the measurement), mirrored at random
-    (a stack's mirror image holds as many chips) and with the photometric changes."""
+    (a stack's mirror image holds as many chips) and with the photometric changes
+    (``ink`` is for printed cards: chips have none, and it is not used)."""
     if not strong:
         return patches
     flip = torch.rand(patches.shape[0], generator=gen) < 0.5
@@ -260,8 +262,39 @@ def stack_view_crops(folder: Path, recipe: ReaderRecipe, split: str) -> CropSet:
     return CropSet(views.views, counts, np.full(len(counts), NO_TARGET, np.int64), views.deck)
 
 
-def _photometric(x: torch.Tensor, size: tuple[int, int], gen: torch.Generator) -> torch.Tensor:
+def reweigh_ink(x: torch.Tensor, share: float, gen: torch.Generator) -> torch.Tensor:
+    """``x`` (float BGR, N x 3 x H x W) with the print of about ``share`` of its crops made
+    heavier or lighter, half each way: each pixel takes the colour of its darkest (ink
+    spreads) or lightest (it thins) 3 x 3 neighbour, blended in at a strength of 0.3 to 1.
+    Designs print their indices and pips in strokes from hairlines to bold; a reader
+    taught on a few designs' strokes should not read the stroke weight as part of the
+    rank. Ink keeps its colour: a red stroke spreads red.
+    """
     n = x.shape[0]
+    pick = torch.rand(n, generator=gen) < share
+    if not pick.any():
+        return x
+    chosen = x[pick]
+    m, c, h, w = chosen.shape
+    heavier = torch.rand(m, generator=gen) < 0.5
+    strength = torch.rand(m, generator=gen) * 0.7 + 0.3
+    padded = F.pad(chosen, (1, 1, 1, 1), mode="replicate")
+    around = F.unfold(padded, 3).view(m, c, 9, h * w)  # each pixel's 3 x 3 neighbours
+    grey = around.mean(1)  # m x 9 x HW
+    pick_grey = torch.where(heavier[:, None, None], -grey, grey)
+    best = pick_grey.argmax(1, keepdim=True)  # the darkest (heavier) or lightest neighbour
+    target = around.gather(2, best[:, None].expand(m, c, 1, h * w)).view(m, c, h, w)
+    out = x.clone()
+    out[pick] = chosen + strength[:, None, None, None] * (target - chosen)
+    return out
+
+
+def _photometric(
+    x: torch.Tensor, size: tuple[int, int], gen: torch.Generator, ink: float = 0.0
+) -> torch.Tensor:
+    n = x.shape[0]
+    if ink > 0:  # before light and noise: the print, then the camera
+        x = reweigh_ink(x, ink, gen)
 
     def u(lo: float, hi: float, shape: tuple[int, ...] = (n,)) -> torch.Tensor:
         return torch.rand(shape, generator=gen) * (hi - lo) + lo
@@ -418,7 +451,7 @@ def train_reader(
         loss_sum = 0.0
         for i in range(0, n, recipe.batch):
             idx = order[i : i + recipe.batch]
-            xb = jitter(x_train[idx].float(), size, gen, strong=True)
+            xb = jitter(x_train[idx].float(), size, gen, strong=True, ink=recipe.ink)
             loss = torch.zeros(())
             for logit, t, w in zip(model.logits(xb), y_train, weights, strict=True):
                 tb = t[idx]

@@ -417,3 +417,38 @@ def test_stack_counter_trains_on_stack_views_and_exports_a_count_head(tmp_path: 
     assert list(probs) == ["count"] and probs["count"].shape == (3, 21)
     with pytest.raises(ValueError, match="no stacks crops"):
         train_reader("stacks", tmp_path, ReaderRecipe(crop=height, crop_width=width, out=str(tmp_path / "x")))
+
+
+def test_heavier_ink_spreads_a_stroke_in_its_own_colour_and_lighter_ink_thins_it() -> None:
+    torch = pytest.importorskip("torch")
+    from assistant.detect.train_reader import reweigh_ink
+
+    card = torch.full((64, 3, 9, 9), 240.0)
+    card[:, :, 4, 4] = torch.tensor([30.0, 30.0, 200.0])  # a red dot (BGR)
+    out = reweigh_ink(card, 1.0, torch.Generator().manual_seed(3))
+    spread = out[:, :, 3:6, 3:6].mean(1).amin((1, 2)) < 240.0  # its neighbours darker
+    whole = (out[:, :, 3:6, 3:6] < 240.0).flatten(1).sum(1) > 3
+    heavier = spread & whole
+    assert 10 < int(heavier.sum()) < 54  # about half each way, every crop changed
+    assert bool((out[heavier, 2, 3, 3] > out[heavier, 0, 3, 3] + 50).all())  # spread red, not grey
+    lighter = ~heavier
+    assert bool((out[lighter, :, 4, 4].mean(1) > 30.0 + 0.3 * 150).all())  # the dot fades
+    assert bool((out[:, :, 0, 0] == 240.0).all())  # plain card stays as it was
+
+
+def test_no_ink_share_leaves_the_crops_and_the_random_stream_as_they_were() -> None:
+    torch = pytest.importorskip("torch")
+    from assistant.detect.train_reader import augment
+
+    patches = torch.rand((4, 3, 100, 50), generator=torch.Generator().manual_seed(1)) * 255
+    gen_a, gen_b = torch.Generator().manual_seed(5), torch.Generator().manual_seed(5)
+    a = augment(patches.clone(), (88, 40), gen_a, strong=True)
+    b = augment(patches.clone(), (88, 40), gen_b, strong=True, ink=0.0)
+    assert torch.equal(a, b) and torch.equal(gen_a.get_state(), gen_b.get_state())
+    c = augment(patches.clone(), (88, 40), torch.Generator().manual_seed(5), strong=True, ink=1.0)
+    assert not torch.equal(a, c)
+
+
+def test_a_recipe_names_its_ink_share() -> None:
+    assert ReaderRecipe().ink == 0.0
+    assert ReaderRecipe(ink=0.5).ink == 0.5
