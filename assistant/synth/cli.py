@@ -75,6 +75,13 @@ def register(subparsers: Any) -> None:
         metavar="SHARE",
         help="share of hands whose cards carry a back drawn at random instead of their deck's (default 0)",
     )
+    zn.add_argument(
+        "--only",
+        type=_splits,
+        default=(),
+        metavar="SPLIT[,SPLIT]",
+        help="render only the hands of these splits (train, val, test) as the whole run renders them",
+    )
     zn.set_defaults(func=_zones)
 
     st = sub.add_parser(
@@ -162,6 +169,16 @@ def _sizes(text: str) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
+def _splits(text: str) -> tuple[str, ...]:
+    """``"val,test"`` as ("val", "test"): the splits a zone run may be limited to."""
+    from assistant.synth.dataset import SPLITS
+
+    names = tuple(part.strip().lower() for part in text.split(","))
+    if bad := [name for name in names if name not in SPLITS]:
+        raise argparse.ArgumentTypeError(f"{', '.join(map(repr, bad))}: the splits are {', '.join(SPLITS)}")
+    return names
+
+
 @contextmanager
 def _writing(what: str) -> Iterator[None]:
     """Turns missing decks and a write that fails into the command's clear error."""
@@ -184,7 +201,7 @@ def _hands_done(done: int, total: int) -> None:
 
 def _zones(args: argparse.Namespace) -> int:
     from assistant.cli import CommandError
-    from assistant.synth.dataset import default_workers
+    from assistant.synth.dataset import default_workers, split_of
     from assistant.synth.zones import SIZES, write_zone_dataset
 
     if args.hands < 1:
@@ -197,6 +214,9 @@ def _zones(args: argparse.Namespace) -> int:
         raise CommandError("--val and --test must be fractions that leave some training hands")
     if not 0 <= args.random_backs <= 1:
         raise CommandError("--random-backs must be a share from 0 to 1")
+    hand_splits = {split_of(i, args.hands, args.val, args.test) for i in range(args.hands)}
+    if args.only and not hand_splits & set(args.only):
+        raise CommandError(f"no hand falls in {', '.join(args.only)} with these --hands, --val and --test")
 
     with _writing("the dataset"):
         summary = write_zone_dataset(
@@ -211,6 +231,7 @@ def _zones(args: argparse.Namespace) -> int:
             chip_shots=args.chips,
             sizes=args.sizes or SIZES,
             drawn_backs=args.random_backs,
+            only=args.only,
         )
     print(json.dumps(summary["crops"]))
     return 0

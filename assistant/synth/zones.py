@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -409,6 +409,7 @@ def write_zone_dataset(
     chip_shots: int = 0,
     sizes: Sequence[tuple[int, int]] = SIZES,
     drawn_backs: float = 0.0,
+    only: Collection[str] = (),
 ) -> dict[str, object]:
     """Render ``hands`` random hands into zone crops under ``out``; returns the summary.
 
@@ -417,7 +418,9 @@ def write_zone_dataset(
     of 1-20 chips; ``rate`` is then unused). ``sizes``: the cameras' resolutions, one
     drawn per hand (the default favours 1280 x 720; the chip stills keep the default).
     ``drawn_backs``: the share of hands whose cards carry a back drawn at random
-    (:mod:`assistant.synth.backs`) instead of their deck's.
+    (:mod:`assistant.synth.backs`) instead of their deck's. ``only``: render just the hands
+    that fall in these splits; the hands keep their numbers, so they come out as they do
+    in the whole run (a split rendered again, or with other backs, without the rest).
     """
     if hands < 1:
         raise ValueError("--hands must be at least 1")
@@ -429,6 +432,13 @@ def write_zone_dataset(
         raise ValueError("camera sizes must be at least 64 x 64 pixels")
     if not 0 <= drawn_backs <= 1:
         raise ValueError("--random-backs must be in [0, 1]")
+    if unknown := set(only) - set(SPLITS):
+        raise ValueError(f"--only takes {', '.join(SPLITS)}, not {', '.join(sorted(unknown))}")
+    hand_splits = [(i, split_of(i, hands, val, test)) for i in range(hands)]
+    if only:
+        hand_splits = [(i, split) for i, split in hand_splits if split in only]
+        if not hand_splits:
+            raise ValueError(f"no hand falls in {', '.join(only)} with these --hands, --val and --test")
     for split_name, split in SPLITS.items():
         installed_decks(split=split)
         for sub in ("images", "labels", "truth"):
@@ -438,13 +448,11 @@ def write_zone_dataset(
     if chip_shots > 0:
         from assistant.synth.chip_zones import render_chip_hand
 
-        chip_jobs = [(out, seed, i, split_of(i, hands, val, test), chip_shots) for i in range(hands)]
+        chip_jobs = [(out, seed, i, split, chip_shots) for i, split in hand_splits]
         results = run_jobs(render_chip_hand, chip_jobs, workers, progress)
     else:
         cameras = tuple(sizes)
-        jobs = [
-            (out, seed, i, split_of(i, hands, val, test), rate, cameras, drawn_backs) for i in range(hands)
-        ]
+        jobs = [(out, seed, i, split, rate, cameras, drawn_backs) for i, split in hand_splits]
         results = run_jobs(render_hand, jobs, workers, progress)
     for split_name, n, k in results:
         per_split[split_name] += n
@@ -460,6 +468,7 @@ def write_zone_dataset(
             else {"rate": rate, "sizes": [list(size) for size in sizes]}
             | ({"random_backs": drawn_backs} if drawn_backs > 0 else {})
         ),
+        **({"only": sorted(only)} if only else {}),
         "mm_per_px": ZONE_MM_PER_PX,
         "crops": per_split,
         "labels": labels,

@@ -111,3 +111,35 @@ def test_the_zones_command_refuses_a_camera_size_it_cannot_read(tmp_path: Path, 
         main(["synth", "zones", "--out", str(tmp_path), "--hands", "1", "--sizes", sizes])
     assert exit_info.value.code == 2
     assert not (tmp_path / "images").exists()
+
+
+def test_one_split_rendered_alone_comes_out_as_in_the_whole_run(zones: Path, tmp_path: Path) -> None:
+    write_zone_dataset(tmp_path, 2, 3, rate=0.08, val=0.0, test=0.5, only=("test",))
+    alone = sorted((tmp_path / "images" / "test").glob("*.jpg"))
+    whole = sorted((zones / "images" / "test").glob("*.jpg"))
+    assert alone and [p.name for p in alone] == [p.name for p in whole]
+    assert all(a.read_bytes() == w.read_bytes() for a, w in zip(alone, whole, strict=True))
+    assert _truths(tmp_path, "test") == _truths(zones, "test")
+    assert not list((tmp_path / "images" / "train").glob("*.jpg"))
+    assert json.loads((tmp_path / "synth.json").read_text())["runs"][-1]["only"] == ["test"]
+    with pytest.raises(ValueError, match="--only takes train, val, test, not tests"):
+        write_zone_dataset(tmp_path / "bad", 2, 3, only=("tests",))
+
+
+@pytest.mark.parametrize(
+    ("only", "status", "error"),
+    [("val", 1, "no hand falls in val"), ("tests", 2, "the splits are train, val, test")],
+)
+def test_the_zones_command_refuses_a_split_with_no_hand_or_no_such_split(
+    tmp_path: Path, only: str, status: int, error: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from assistant.cli import main
+
+    code: int | str | None
+    try:
+        code = main(["synth", "zones", "--out", str(tmp_path), "--hands", "2", "--val", "0", "--only", only])
+    except SystemExit as exit_info:
+        code = exit_info.code
+    assert code == status
+    assert error in capsys.readouterr().err
+    assert not (tmp_path / "images").exists()
