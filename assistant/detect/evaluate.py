@@ -148,6 +148,71 @@ def match_cards(
     return tally, pairs
 
 
+#: A reported face-down card is right where its box overlaps a true back's this much; a
+#: reported chip stack where it overlaps a true stack of its colour ``STACK_IOU`` (a
+#: stack's box is as tall as the view shows its side, which varies more).
+BACK_IOU = 0.5
+STACK_IOU = 0.3
+
+
+def true_boxes(truth: dict[str, Any], kind: str, labelled: bool = True) -> list[tuple[Box, str | None]]:
+    """(box, colour) of the truth's objects of ``kind`` (``face_down``, ``chips``) in view,
+    those ``labelled`` (enough in view to be judged) or the others."""
+    return [
+        (tuple(float(v) for v in o["box"]), o.get("colour"))  # type: ignore[misc]
+        for o in truth["objects"]
+        if o["kind"] == kind and o.get("box") is not None and bool(o.get("labelled", True)) == labelled
+    ]
+
+
+def match_boxes(
+    found: Sequence[tuple[Box, str | None]],
+    truth: Sequence[tuple[Box, str | None]],
+    iou: float,
+    unjudged: Sequence[tuple[Box, str | None]] = (),
+) -> Tally:
+    """Reported boxes (with a colour, or None) against true ones: each true box is
+    matched once, by the reported box of its colour overlapping it most, at least ``iou``;
+    a box on an ``unjudged`` object (too little in view) counts as neither.
+
+    >>> back = ((0.0, 0.0, 60.0, 90.0), None)
+    >>> match_boxes([back, ((200.0, 0.0, 260.0, 90.0), None)], [back], 0.5).to_json()["f1"]
+    0.6667
+    """
+    used = [False] * len(truth)
+    tally = Tally()
+    for box, colour in found:
+        fits = [(box_iou(box, t), k) for k, (t, c) in enumerate(truth) if not used[k] and c == colour]
+        best = max(fits, default=(0.0, -1))
+        if best[0] >= iou:
+            used[best[1]] = True
+            tally.tp += 1
+        elif any(box_iou(box, t) >= iou and c == colour for t, c in unjudged):
+            tally.unjudged += 1
+        else:
+            tally.fp += 1
+    tally.fn = used.count(False)
+    return tally
+
+
+def match_extras(detection: Detection, truth: dict[str, Any]) -> tuple[Tally, Tally]:
+    """Face-down cards (box at ``BACK_IOU``) and chip stacks (box at ``STACK_IOU`` and
+    colour) of one image against its truth."""
+    backs = match_boxes(
+        [(b, None) for b in detection.face_down],
+        [(b, None) for b, _ in true_boxes(truth, "face_down")],
+        BACK_IOU,
+        [(b, None) for b, _ in true_boxes(truth, "face_down", labelled=False)],
+    )
+    stacks = match_boxes(
+        [(s.box, s.colour) for s in detection.chips],
+        true_boxes(truth, "chips"),
+        STACK_IOU,
+        true_boxes(truth, "chips", labelled=False),
+    )
+    return backs, stacks
+
+
 #: Upper edges of the camera-sampling bins (mm of table per camera pixel).
 SAMPLING_EDGES = (0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0, 2.5)
 
@@ -178,6 +243,8 @@ class Report:
     per_deck: dict[str, Tally] = field(default_factory=dict)  # all labelled cards, per deck design
     # all labelled cards, per camera-sampling bin (crops whose truth says it)
     per_sampling: dict[str, Tally] = field(default_factory=dict)
+    face_down: Tally = field(default_factory=Tally)  # boxes found (``match_extras``)
+    chip_stacks: Tally = field(default_factory=Tally)  # boxes found, colour right
 
     def to_json(self) -> dict[str, Any]:
         bins = sorted(self.per_sampling.items(), key=lambda item: _bin_order(item[0]))
@@ -192,6 +259,8 @@ class Report:
                 else {}
             ),
             "chips": self.chips.to_json(),
+            "face_down_found": self.face_down.to_json(),
+            "chip_stacks_found": self.chip_stacks.to_json(),
             "ms_per_image": round(1000 * self.seconds / max(self.images, 1), 1),
         }
 
@@ -226,6 +295,9 @@ def evaluate(
         report.pairs += pairs
         readable = match_cards(det, true_cards(truth, readable=True), true_cards(truth, True, judged=False))
         report.readable_cards.add(readable[0])
+        backs, stacks = match_extras(det, truth)
+        report.face_down.add(backs)
+        report.chip_stacks.add(stacks)
         if chips:
             _tally_chips(report.chips, det, truth)
     return report

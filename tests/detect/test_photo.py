@@ -14,6 +14,7 @@ from assistant.detect.backends import box_iou
 from assistant.detect.photo import (
     PHOTO_INDEX_VIEWS,
     PHOTO_STRIP_WEIGHT,
+    Candidate,
     PhotoDetector,
     PhotoSettings,
     back_to_photo,
@@ -122,7 +123,7 @@ def test_a_table_with_no_cards_gives_no_cards(photo: PhotoDetector) -> None:
     felt = np.full((480, 640, 3), (40, 110, 40), np.uint8)
     felt = np.clip(felt + rng.normal(0, 6, felt.shape), 0, 255).astype(np.uint8)
     found = photo.detect(felt, "felt")
-    assert found.cards == [] and found.face_down == []
+    assert found.cards == [] and found.face_down == [] and found.chips == []
 
 
 def test_a_card_cut_by_the_image_border_does_not_crash(photo: PhotoDetector) -> None:
@@ -266,3 +267,60 @@ def test_the_photo_search_weighs_its_patches_strips_by_its_own_setting() -> None
     np.testing.assert_allclose(suit_z, suit**w.suit / (suit**w.suit).sum(), rtol=1e-4)
     np.testing.assert_allclose(rank_p, rank**0.3 / (rank**0.3).sum(), rtol=1e-4)
     np.testing.assert_allclose(suit_p, suit**0.3 / (suit**0.3).sum(), rtol=1e-4)
+
+
+CLOSE_UP = Path(__file__).parent / "fixtures" / "photos" / "closeup_kc_and_a_back.jpg"  # the Kc and a back
+
+
+def test_a_close_up_reports_its_one_back_and_no_chip_stack_where_none_lies(photo: PhotoDetector) -> None:
+    """A rendered close-up of a validation deck: the king of clubs face up and one back on
+    a plain cloth. Every view of the search sees back- and stack-like things (pips, the
+    court picture, the back's pattern, enlarged): before stop 34 this photo got 10 face-down
+    boxes and 40 chip stacks."""
+    truth = json.loads(CLOSE_UP.with_suffix(".json").read_text())
+    back = next(o["box"] for o in truth["objects"] if o["kind"] == "face_down")
+    found = photo.detect(read_image(CLOSE_UP), CLOSE_UP.name)
+    assert [c.card for c in found.cards] == ["Kc"]
+    assert len(found.face_down) == 1 and box_iou(found.face_down[0], back) > 0.5
+    assert found.chips == []
+
+
+def _candidate(box: tuple[float, float, float, float], conf: float, scale: float, cls: int) -> Candidate:
+    """A stage-1 box found in a view ``scale`` times the photo's size (untuned), mapped back."""
+    view = np.eye(2, 3) * scale
+    return Candidate(back_to_photo(view, box), conf, cls, view, box)
+
+
+def test_backs_and_stacks_count_only_from_views_near_the_read_cards_scale(photo: PhotoDetector) -> None:
+    """The read cards came out at zone-crop size in views at 0.5 of the photo: a back found
+    there counts, the same back found in a view enlarged to 2.0 (where a pip is stack-sized
+    and a court picture back-sized) does not, nor one under ``extra_conf``."""
+    settings = photo.settings
+    near = _candidate((10.0, 10.0, 73.0, 98.0), 0.9, 0.5, 2)
+    enlarged_view = _candidate((40.0, 40.0, 103.0, 128.0), 0.9, 2.0, 2)
+    unsure = _candidate((200.0, 10.0, 263.0, 98.0), settings.extra_conf - 0.01, 0.5, 2)
+    assert photo._at_card_scale([near, enlarged_view, unsure], 0.5) == [near]
+    assert photo._at_card_scale([near], None) == []  # no card read: no scale to trust
+
+
+def test_a_chip_stack_on_a_card_or_a_back_or_inside_a_surer_stack_is_not_reported(
+    photo: PhotoDetector,
+) -> None:
+    red = photo.zones.detector.names.index("chips_red")
+    image = np.zeros((400, 600, 3), np.uint8)
+    lone = _candidate((100.0, 100.0, 145.0, 150.0), 0.8, 1.0, red)  # 45 px across: a stack at zone size
+    inner = _candidate((105.0, 105.0, 135.0, 140.0), 0.7, 1.0, red)  # part of it, less sure
+    on_card = _candidate((300.0, 100.0, 345.0, 150.0), 0.9, 1.0, red)  # a pip of the card below
+    card = (290.0, 80.0, 360.0, 180.0)
+    stacks = photo._chip_stacks(image, [(lone, 5), (inner, 3), (on_card, 4)], 1.0, [card])
+    assert [(s.colour, s.count, s.box) for s in stacks] == [("red", 5, (100.0, 100.0, 145.0, 150.0))]
+
+
+def test_a_back_lying_on_a_read_card_is_part_of_that_card(photo: PhotoDetector) -> None:
+    """A court picture read as a back inside a card read face up goes; a back beside it stays."""
+    back = photo.zones.detector.names.index("face_down")
+    king = Card("Kc", (100.0, 100.0, 220.0, 270.0), 0.9)
+    picture = _candidate((120.0, 130.0, 200.0, 240.0), 0.8, 1.0, back)
+    beside = _candidate((300.0, 100.0, 420.0, 270.0), 0.7, 1.0, back)
+    image = np.zeros((400, 600, 3), np.uint8)
+    assert photo._backs(image, [picture, beside], [king]) == [(300.0, 100.0, 420.0, 270.0)]
