@@ -158,11 +158,12 @@ STACK_IOU = 0.3
 def true_boxes(truth: dict[str, Any], kind: str, labelled: bool = True) -> list[tuple[Box, str | None]]:
     """(box, colour) of the truth's objects of ``kind`` (``face_down``, ``chips``) in view,
     those ``labelled`` (enough in view to be judged) or the others."""
-    return [
-        (tuple(float(v) for v in o["box"]), o.get("colour"))  # type: ignore[misc]
-        for o in truth["objects"]
-        if o["kind"] == kind and o.get("box") is not None and bool(o.get("labelled", True)) == labelled
-    ]
+    out: list[tuple[Box, str | None]] = []
+    for o in truth["objects"]:
+        if o["kind"] == kind and o.get("box") is not None and bool(o.get("labelled", True)) == labelled:
+            x1, y1, x2, y2 = (float(v) for v in o["box"])
+            out.append(((x1, y1, x2, y2), o.get("colour")))
+    return out
 
 
 def match_boxes(

@@ -33,9 +33,8 @@ def test_a_stack_of_the_wrong_colour_is_wrong_and_the_true_one_missed() -> None:
     found = Detection("x", chips=[ChipStack("blue", None, (300.0, 100.0, 345.0, 160.0), 0.9)])
     _, stacks = match_extras(found, _truth(_stack(STACK, "red")))
     assert (stacks.tp, stacks.fp, stacks.fn) == (0, 1, 1)
-    found.chips[0] = ChipStack(
-        "red", None, (300.0, 110.0, 345.0, 150.0), 0.9
-    )  # a shorter side seen: IoU 0.67
+    # the right colour, with a shorter side seen: IoU 0.67
+    found.chips[0] = ChipStack("red", None, (300.0, 110.0, 345.0, 150.0), 0.9)
     _, stacks = match_extras(found, _truth(_stack(STACK, "red")))
     assert (stacks.tp, stacks.fp, stacks.fn) == (1, 0, 0)
 
