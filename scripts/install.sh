@@ -20,11 +20,13 @@ apt_packages=(libgl1 libegl1 libxkbcommon0 libxkbcommon-x11-0 libfontconfig1 lib
               libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 libxcb-xinerama0)
 if [ "$with_tests" = 1 ]; then
     apt_packages+=(gcc-avr avr-libc simavr libsimavr-dev libelf-dev pkg-config make gcc
-                   kdegames-card-data-kf5 gnome-cards-data gnome-backgrounds
+                   kdegames-card-data-kf5 gnome-cards-data gnome-backgrounds librsvg2-bin
                    fontconfig fonts-dejavu-core fonts-dejavu-extra fonts-urw-base35 fonts-liberation
                    fonts-freefont-ttf fonts-texgyre fonts-linuxlibertine fonts-open-sans
                    fonts-roboto-unhinted
                    xvfb xauth)
+    # the extra deck designs are fetched with npm (nodejs packages often carry their own)
+    command -v npm >/dev/null || apt_packages+=(npm)
 fi
 
 missing=()

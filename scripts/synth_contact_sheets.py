@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     if args.what == "decks":
         for record in load_records():
-            if not record.french_suited and not record.file().is_file():
+            if not record.french_suited and not record.installed():
                 continue
             sheet = deck_sheet(DeckFaces.load(record))
             cv2.imwrite(str(out / f"deck-{record.id}.png"), sheet)

@@ -82,6 +82,13 @@ def register(subparsers: Any) -> None:
         metavar="SPLIT[,SPLIT]",
         help="render only the hands of these splits (train, val, test) as the whole run renders them",
     )
+    zn.add_argument(
+        "--decks",
+        choices=("standard", "extra", "all"),
+        default="standard",
+        help="deal from the Debian packages' decks (default), the extra npm training designs "
+        "(synth fetch-decks; train only: give --val 0 --test 0), or both",
+    )
     zn.set_defaults(func=_zones)
 
     st = sub.add_parser(
@@ -119,6 +126,13 @@ def register(subparsers: Any) -> None:
     dk = sub.add_parser("decks", help="list the deck designs, their split and whether installed")
     dk.add_argument("--render", action="store_true", help="render every usable deck into the face cache")
     dk.set_defaults(func=_decks)
+
+    fd = sub.add_parser(
+        "fetch-decks",
+        help="fetch the extra training designs (one SVG per card) from the npm registry and "
+        "render their faces (needs npm and rsvg-convert)",
+    )
+    fd.set_defaults(func=_fetch_decks)
 
 
 def _dataset(args: argparse.Namespace) -> int:
@@ -202,6 +216,7 @@ def _hands_done(done: int, total: int) -> None:
 def _zones(args: argparse.Namespace) -> int:
     from assistant.cli import CommandError
     from assistant.synth.dataset import default_workers, split_of
+    from assistant.synth.decks import DeckSet
     from assistant.synth.zones import SIZES, write_zone_dataset
 
     if args.hands < 1:
@@ -232,6 +247,7 @@ def _zones(args: argparse.Namespace) -> int:
             sizes=args.sizes or SIZES,
             drawn_backs=args.random_backs,
             only=args.only,
+            deck_set=DeckSet(args.decks),
         )
     print(json.dumps(summary["crops"]))
     return 0
@@ -311,7 +327,7 @@ def _decks(args: argparse.Namespace) -> int:
     records = load_records()
     missing = 0
     for r in records:
-        present = r.file().is_file()
+        present = r.installed()
         missing += not present
         state = "usable" if r.usable else "unusable"
         print(
@@ -325,7 +341,26 @@ def _decks(args: argparse.Namespace) -> int:
         from assistant.synth.facecache import ensure_cached
 
         for r in records:
-            if r.usable and r.file().is_file():
+            if r.usable and r.installed():
                 ensure_cached(r)
         print("face cache complete")
+    return 0
+
+
+def _fetch_decks(args: argparse.Namespace) -> int:
+    from assistant.cli import CommandError
+    from assistant.synth.decks import load_records
+    from assistant.synth.facecache import ensure_cached
+    from assistant.synth.npm_decks import ExtraDecksError, extra_packages, fetch
+
+    try:
+        for package in extra_packages():
+            fetch(package)
+        for record in load_records():
+            if record.extra and record.usable:
+                if not record.installed():
+                    raise CommandError(f"{record.id}: its package does not hold {record.file()}")
+                print(f"{record.id}: faces in {ensure_cached(record)}")
+    except (ExtraDecksError, OSError) as error:
+        raise CommandError(str(error)) from error
     return 0

@@ -9,12 +9,15 @@ designs it never saw in training.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+
+from assistant.engine.cards import Card, Rank, Suit
 
 #: Where ``kdegames-card-data-kf5`` and ``gnome-cards-data`` put their decks.
 DECK_ROOTS: dict[str, Path] = {
@@ -23,6 +26,46 @@ DECK_ROOTS: dict[str, Path] = {
 }
 
 INSTALL_HINT = "apt-get install kdegames-card-data-kf5 gnome-cards-data"
+
+#: Decks that come from the npm registry (``package`` "npm:NAME@VERSION") as one SVG file
+#: per card. They are extra training designs: a run draws them only when asked
+#: (``synth zones --decks``), so the recorded datasets render as they always have.
+NPM_PREFIX = "npm:"
+EXTRA_INSTALL_HINT = (
+    "dealer-assistant synth fetch-decks (needs npm, and rsvg-convert: apt-get install librsvg2-bin)"
+)
+
+
+def extra_decks_root() -> Path:
+    """Where ``synth fetch-decks`` unpacks the npm decks (``$DEALER_DECKS``, default
+    ``~/.cache/dealer-assistant/decks``)."""
+    env = os.environ.get("DEALER_DECKS")
+    return Path(env) if env else Path.home() / ".cache" / "dealer-assistant" / "decks"
+
+
+def npm_folder(package: str) -> str:
+    """The folder an npm package is unpacked into: ``npm:@a/b@1.0`` -> ``a-b-1.0``."""
+    spec = package.removeprefix(NPM_PREFIX).lstrip("@")
+    return spec.replace("/", "-").replace("@", "-")
+
+
+#: How the ``faces`` pattern of a per-card deck spells ranks and suits: ``{rank}`` A, 2-9,
+#: T, J, Q, K; ``{num}`` 1-13; ``{suit}`` c, d, h, s; ``{SUIT}`` C, D, H, S.
+_RANK_LETTERS = "A23456789TJQK"
+_SUIT_LETTERS = {"CLUBS": "c", "DIAMONDS": "d", "HEARTS": "h", "SPADES": "s"}
+
+
+class DeckSet(Enum):
+    """Which decks a run draws from: the packages' (the recorded datasets), the extra
+    (npm) training designs alone, or both."""
+
+    STANDARD = "standard"
+    EXTRA = "extra"
+    ALL = "all"
+
+    def admits(self, record: DeckRecord) -> bool:
+        return self is DeckSet.ALL or (self is DeckSet.EXTRA) == record.extra
+
 
 #: The four corners of a card, in the card's own frame (upright face).
 CORNERS: tuple[str, ...] = ("tl", "tr", "br", "bl")
@@ -47,6 +90,10 @@ class DeckRecord:
     box mirrored into that corner. ``index_corners`` lists the corners that print one;
     ``court_index`` is False where the court cards print no index at all, and
     ``index_has_suit`` False where the index is the rank alone (no suit pip beside it).
+    ``faces`` is set for a deck of one SVG file per card: ``path`` is then their folder
+    and ``faces`` the file name with ``{rank}``/``{num}`` and ``{suit}``/``{SUIT}`` in it;
+    ``back`` names the back's file there ("" for a back drawn for the deck). ``extra``
+    decks (from npm) are drawn only where a run asks for them.
     """
 
     id: str
@@ -63,6 +110,12 @@ class DeckRecord:
     notes: str = ""
     court_index: bool = True
     index_has_suit: bool = True
+    faces: str = ""
+    back: str = ""
+
+    @property
+    def extra(self) -> bool:
+        return self.package.startswith(NPM_PREFIX)
 
     @property
     def usable(self) -> bool:
@@ -70,7 +123,30 @@ class DeckRecord:
         return self.french_suited and self.renders_cleanly and bool(self.index_corners)
 
     def file(self) -> Path:
+        """The deck's SVG file, or for a deck of one file per card their folder."""
+        if self.extra:
+            return extra_decks_root() / npm_folder(self.package) / self.path
         return DECK_ROOTS[self.package] / self.path
+
+    def card_file(self, card: Card | None) -> Path | None:
+        """A per-card deck's file of ``card`` (None: its back; None when it has no back
+        file); raises ValueError for a deck of one file."""
+        if not self.faces:
+            raise ValueError(f"deck {self.id} is one SVG file, not one per card")
+        if card is None:
+            return self.file() / self.back if self.back else None
+        number = int(card.rank)
+        suit = _SUIT_LETTERS[card.suit.name]
+        name = self.faces.format(rank=_RANK_LETTERS[number - 1], num=number, suit=suit, SUIT=suit.upper())
+        return self.file() / name
+
+    def installed(self) -> bool:
+        """Its file is there (for a per-card deck: every card's and the back's)."""
+        if not self.faces:
+            return self.file().is_file()
+        files = [self.card_file(Card(rank, suit)) for suit in Suit for rank in Rank]
+        files.append(self.card_file(None))
+        return all(f is None or f.is_file() for f in files)
 
     def index_box_at(self, corner: str) -> tuple[float, float, float, float]:
         """The index box mirrored into ``corner`` (fractions of width and height)."""
@@ -97,7 +173,7 @@ class DeckRecord:
             "notes": self.notes,
             "court_index": self.court_index,
             "index_has_suit": self.index_has_suit,
-        }
+        } | ({"faces": self.faces, "back": self.back} if self.faces else {})
 
     @classmethod
     def from_json(cls, data: dict[str, object]) -> DeckRecord:
@@ -108,6 +184,11 @@ class DeckRecord:
         for corner in corners:
             if corner not in CORNERS:
                 raise ValueError(f"deck {data['id']}: unknown corner {corner!r}")
+        faces = str(data.get("faces", ""))
+        try:
+            faces.format(rank="A", num=1, suit="s", SUIT="S")
+        except (KeyError, IndexError, ValueError) as error:
+            raise ValueError(f"deck {data['id']}: faces pattern {faces!r} names {error}") from error
         return cls(
             id=str(data["id"]),
             name=str(data["name"]),
@@ -123,6 +204,8 @@ class DeckRecord:
             notes=str(data.get("notes", "")),
             court_index=bool(data.get("court_index", True)),
             index_has_suit=bool(data.get("index_has_suit", True)),
+            faces=faces,
+            back=str(data.get("back", "")),
         )
 
 
@@ -135,24 +218,33 @@ def load_records() -> tuple[DeckRecord, ...]:
 
 def save_records(records: Iterable[DeckRecord], path: Path) -> None:
     payload = {
-        "about": "Deck designs of kdegames-card-data-kf5 and gnome-cards-data, checked by "
-        "eye on contact sheets (scripts/synth_contact_sheets.py).",
+        "about": "Deck designs of kdegames-card-data-kf5 and gnome-cards-data, and extra training "
+        "designs from npm (one SVG file per card; synth fetch-decks), checked by eye on contact "
+        "sheets (scripts/synth_contact_sheets.py).",
         "decks": [record.to_json() for record in records],
     }
     path.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", "utf-8")
 
 
 def installed_decks(
-    records: Sequence[DeckRecord] | None = None, *, split: Split | None = None
+    records: Sequence[DeckRecord] | None = None,
+    *,
+    split: Split | None = None,
+    decks: DeckSet = DeckSet.STANDARD,
 ) -> tuple[DeckRecord, ...]:
-    """The usable decks of ``split`` (all splits when None) that are installed.
+    """The usable decks of ``split`` (all splits when None) in ``decks`` that are installed.
 
     Raises :class:`DecksMissingError` with the command to run when none is installed.
     """
     records = load_records() if records is None else records
-    chosen = [r for r in records if r.usable and (split is None or r.split is split)]
-    present = [r for r in chosen if r.file().is_file()]
+    chosen = [r for r in records if r.usable and decks.admits(r) and (split is None or r.split is split)]
+    present = [r for r in chosen if r.installed()]
     if chosen and not present:
+        if all(r.extra for r in chosen):
+            raise DecksMissingError(
+                f"no extra (npm) card decks found under {extra_decks_root()}; "
+                f"fetch them with: {EXTRA_INSTALL_HINT}"
+            )
         raise DecksMissingError(
             f"no SVG card decks found under {', '.join(map(str, DECK_ROOTS.values()))}; "
             f"install them with: {INSTALL_HINT}"

@@ -9,6 +9,8 @@ picks the smallest mip level at least as large as the card will appear and warps
 from __future__ import annotations
 
 import os
+import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,13 +49,10 @@ def ensure_cached(record: DeckRecord, height: int = FACE_HEIGHT) -> Path:
     directory = _deck_dir(record, height)
     if (directory / "complete").is_file():
         return directory
-    from assistant.synth.svgdeck import SvgDeck
-
-    deck = SvgDeck(record.file())
-    width = round(height * deck.aspect())
+    render = _card_files_renderer(record, height) if record.faces else _svg_renderer(record, height)
     directory.mkdir(parents=True, exist_ok=True)
     for card in [*all_cards(), None]:
-        image = deck.render(card, height, width)
+        image = render(card)
         target = directory / f"{_face_name(card)}.png"
         partial = target.with_name(f"{target.stem}.{os.getpid()}.tmp.png")
         if not cv2.imwrite(str(partial), image):
@@ -61,6 +60,35 @@ def ensure_cached(record: DeckRecord, height: int = FACE_HEIGHT) -> Path:
         partial.replace(target)
     (directory / "complete").write_text(str(record.file()) + "\n")
     return directory
+
+
+def _svg_renderer(record: DeckRecord, height: int) -> Callable[[Card | None], Image]:
+    from assistant.synth.svgdeck import SvgDeck
+
+    deck = SvgDeck(record.file())
+    width = round(height * deck.aspect())
+    return lambda card: deck.render(card, height, width)
+
+
+def _card_files_renderer(record: DeckRecord, height: int) -> Callable[[Card | None], Image]:
+    """A deck of one SVG file per card (the npm decks), drawn by rsvg-convert at the ace of
+    spades' aspect; a deck with no back file gets a back drawn for it, the same each time."""
+    from assistant.engine.cards import Rank, Suit
+    from assistant.synth.backs import drawn_back
+    from assistant.synth.npm_decks import render_file, svg_aspect
+
+    ace = record.card_file(Card(Rank.ACE, Suit.SPADES))
+    assert ace is not None
+    width = round(height * svg_aspect(ace))
+
+    def render(card: Card | None) -> Image:
+        path = record.card_file(card)
+        if path is not None:
+            return render_file(path, width, height)
+        rng = np.random.default_rng(zlib.crc32(record.id.encode()))
+        return drawn_back(rng, render_file(ace, width, height))
+
+    return render
 
 
 SMALL_DIVISOR = 4  # the small copy of each face, for cards seen from afar

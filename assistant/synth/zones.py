@@ -41,7 +41,7 @@ import numpy.typing as npt
 from assistant.synth.backs import drawn_back
 from assistant.synth.camera import Camera
 from assistant.synth.dataset import SPLITS, run_jobs, split_of, write_data_yaml
-from assistant.synth.decks import installed_decks
+from assistant.synth.decks import DeckSet, installed_decks
 from assistant.synth.labels import (
     CLASS_NAMES,
     MIN_INDEX_VISIBLE,
@@ -174,11 +174,19 @@ def codec_loss(image: npt.NDArray[np.uint8], rng: np.random.Generator) -> npt.ND
     return np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR), dtype=np.uint8)
 
 
-def random_script(seed: int, index: int, split: str, sizes: Sequence[tuple[int, int]] = SIZES) -> GameScript:
-    """Hand ``index`` of a zone dataset: a random preset, table and deck of ``split``,
-    filmed by a camera of one of ``sizes`` (width, height) pixels."""
+def random_script(
+    seed: int,
+    index: int,
+    split: str,
+    sizes: Sequence[tuple[int, int]] = SIZES,
+    deck_set: DeckSet = DeckSet.STANDARD,
+) -> GameScript:
+    """Hand ``index`` of a zone dataset: a random preset, table and deck of ``split`` (from
+    ``deck_set``), filmed by a camera of one of ``sizes`` (width, height) pixels."""
     rng = np.random.default_rng([seed, index, 17])
-    decks = installed_decks(split=SPLITS[split])
+    decks = installed_decks(split=SPLITS[split], decks=deck_set)
+    if not decks:
+        raise ValueError(f"no {deck_set.value} deck is a {split} design")
     deck = decks[int(rng.integers(len(decks)))]
     players = int(rng.integers(2, 9))
     rules = PRESETS[int(rng.integers(len(PRESETS)))]
@@ -355,7 +363,7 @@ def write_zone_crops(
 
 
 def render_hand(
-    job: tuple[Path, int, int, str, float, Sequence[tuple[int, int]], float],
+    job: tuple[Path, int, int, str, float, Sequence[tuple[int, int]], float, DeckSet],
 ) -> tuple[str, int, int]:
     """Render hand ``index`` and write its zone crops; returns (split, crops, labels).
 
@@ -365,9 +373,9 @@ def render_hand(
     """
     from assistant.vision.rectify import ZoneRectifier
 
-    out, seed, index, split, rate, sizes, drawn_backs = job
+    out, seed, index, split, rate, sizes, drawn_backs, deck_set = job
     rng = np.random.default_rng([seed, index, 23])
-    script = random_script(seed, index, split, sizes)
+    script = random_script(seed, index, split, sizes, deck_set)
     vr = SamplingRenderer(script, rate, rng)
     if drawn_backs > 0:
         backs_rng = np.random.default_rng([seed, index, 29])
@@ -410,6 +418,7 @@ def write_zone_dataset(
     sizes: Sequence[tuple[int, int]] = SIZES,
     drawn_backs: float = 0.0,
     only: Collection[str] = (),
+    deck_set: DeckSet = DeckSet.STANDARD,
 ) -> dict[str, object]:
     """Render ``hands`` random hands into zone crops under ``out``; returns the summary.
 
@@ -421,6 +430,8 @@ def write_zone_dataset(
     (:mod:`assistant.synth.backs`) instead of their deck's. ``only``: render just the hands
     that fall in these splits; the hands keep their numbers, so they come out as they do
     in the whole run (a split rendered again, or with other backs, without the rest).
+    ``deck_set``: the decks hands are dealt from (the extra npm designs are all train
+    designs, so a run of them alone renders no val or test hands).
     """
     if hands < 1:
         raise ValueError("--hands must be at least 1")
@@ -440,7 +451,8 @@ def write_zone_dataset(
         if not hand_splits:
             raise ValueError(f"no hand falls in {', '.join(only)} with these --hands, --val and --test")
     for split_name, split in SPLITS.items():
-        installed_decks(split=split)
+        if not installed_decks(split=split, decks=deck_set) and any(s == split_name for _, s in hand_splits):
+            raise ValueError(f"no {deck_set.value} deck is a {split_name} design: give --val 0 --test 0")
         for sub in ("images", "labels", "truth"):
             (out / sub / split_name).mkdir(parents=True, exist_ok=True)
     per_split = dict.fromkeys(SPLITS, 0)
@@ -448,11 +460,13 @@ def write_zone_dataset(
     if chip_shots > 0:
         from assistant.synth.chip_zones import render_chip_hand
 
+        if deck_set is not DeckSet.STANDARD:
+            raise ValueError("chip stills deal from the standard decks only")
         chip_jobs = [(out, seed, i, split, chip_shots) for i, split in hand_splits]
         results = run_jobs(render_chip_hand, chip_jobs, workers, progress)
     else:
         cameras = tuple(sizes)
-        jobs = [(out, seed, i, split, rate, cameras, drawn_backs) for i, split in hand_splits]
+        jobs = [(out, seed, i, split, rate, cameras, drawn_backs, deck_set) for i, split in hand_splits]
         results = run_jobs(render_hand, jobs, workers, progress)
     for split_name, n, k in results:
         per_split[split_name] += n
@@ -469,11 +483,12 @@ def write_zone_dataset(
             | ({"random_backs": drawn_backs} if drawn_backs > 0 else {})
         ),
         **({"only": sorted(only)} if only else {}),
+        **({"deck_set": deck_set.value} if deck_set is not DeckSet.STANDARD else {}),
         "mm_per_px": ZONE_MM_PER_PX,
         "crops": per_split,
         "labels": labels,
         "classes": list(CLASS_NAMES),
-        "decks": {s: [r.id for r in installed_decks(split=sp)] for s, sp in SPLITS.items()},
+        "decks": {s: [r.id for r in installed_decks(split=sp, decks=deck_set)] for s, sp in SPLITS.items()},
     }
     # runs with other seeds may write into the same folder (file names carry the seed)
     record = out / "synth.json"

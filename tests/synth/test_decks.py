@@ -8,11 +8,12 @@ from assistant.synth import decks
 from assistant.synth.decks import Split, installed_decks, load_records
 
 
-def test_records_count_43_french_decks_of_which_40_render_cleanly() -> None:
-    records = load_records()
-    assert len(records) == 46
-    assert sum(r.french_suited for r in records) == 43
-    assert sum(r.usable for r in records) == 40
+def test_records_count_43_packaged_french_decks_of_which_40_render_cleanly_and_5_from_npm() -> None:
+    packaged = [r for r in load_records() if not r.extra]
+    assert len(packaged) == 46
+    assert sum(r.french_suited for r in packaged) == 43
+    assert sum(r.usable for r in packaged) == 40
+    assert sum(r.extra and r.usable for r in load_records()) == 5
 
 
 def test_every_split_has_decks_and_held_out_designs_never_train() -> None:
