@@ -150,6 +150,21 @@ def index_calibration_crops(n: int = 2048, seed: int = 11) -> npt.NDArray[np.uin
     return crops.permute(0, 2, 3, 1).round().clamp(0, 255).to(torch.uint8).numpy()
 
 
+def strip_calibration_crops(width: int, n: int = 2048, seed: int = 11) -> npt.NDArray[np.uint8]:
+    """``n`` strips ``width`` mm wide drawn in the machine's fonts, cut as the strip (or
+    face) reader's training shows them: batches like its training batches."""
+    from assistant.detect.crops import STRIP_SIZE
+    from assistant.detect.reader_data import STRIP_PAD
+    from assistant.detect.train_reader import augment
+    from assistant.synth.font_strips import font_strip_patches
+
+    height = STRIP_SIZE[1]
+    patches, _, _ = font_strip_patches(seed, n, STRIP_PAD, size=(width, height))
+    x = torch.from_numpy(patches.transpose(0, 3, 1, 2).copy()).float()
+    crops = augment(x, (height, width), torch.Generator().manual_seed(seed), strong=False)
+    return crops.permute(0, 2, 3, 1).round().clamp(0, 255).to(torch.uint8).numpy()
+
+
 def save_reader_checkpoint(checkpoint: dict[str, Any], out: Path) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.save(checkpoint, out)
@@ -163,4 +178,5 @@ __all__ = [
     "reader_checkpoint_from_onnx",
     "reader_from_onnx",
     "save_reader_checkpoint",
+    "strip_calibration_crops",
 ]

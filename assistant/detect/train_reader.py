@@ -139,6 +139,24 @@ def _font_strips(recipe: ReaderRecipe, log: Callable[[str], None]) -> CropSet:
     return CropSet(patches, ranks, suits, ["font"] * len(ranks))
 
 
+def _more_strips(recipe: ReaderRecipe, out: Path, tag: str) -> dict[str, list[CropSet]]:
+    """The strips of each further dataset of ``recipe.datasets`` (the splits it holds),
+    cut once and cached in ``out`` under the dataset folder's name."""
+    more: dict[str, list[CropSet]] = {"train": [], "val": []}
+    for folder in (Path(d) for d in recipe.datasets):
+        if not (folder / "images").is_dir():
+            raise ValueError(f"{folder} holds no zone crops (images/)")
+        for split in more:
+            if not any((folder / "images" / split).glob("*.jpg")):
+                continue
+
+            def cut(folder: Path = folder, split: str = split) -> CropSet:
+                return strip_crops(folder, split, size=strip_size(recipe))
+
+            more[split].append(load_or_make(out, f"{split}{tag}_{folder.name}", cut))
+    return more
+
+
 def strip_size(recipe: ReaderRecipe) -> tuple[int, int]:
     """The strips' (width, height) a strip recipe trains on: ``crop_width`` by ``crop``."""
     return recipe.crop_width or STRIP_SIZE[0], recipe.crop
@@ -394,6 +412,9 @@ def train_reader(
     if kind == "index":  # close-ups, fonts, no-index crops: made for square index crops only
         extra = _index_extras(recipe, dataset, out, patch, log)
         train, val = CropSet.join([train, *extra["train"]]), CropSet.join([val, *extra["val"]])
+    if kind == "strips":  # more zone datasets (e.g. the extra npm designs, `synth zones --decks extra`)
+        more = _more_strips(recipe, out, _width_tag(recipe))
+        train, val = CropSet.join([train, *more["train"]]), CropSet.join([val, *more["val"]])
     if kind == "strips" and recipe.font_strips > 0:
         name = f"fontstrips{recipe.font_strips}{_font_tag(recipe, strips=True)}_train"
         train = CropSet.join([train, load_or_make(out, name, lambda: _font_strips(recipe, log))])

@@ -95,15 +95,35 @@ def test_a_file_that_is_no_reader_is_refused(tmp_path: Path) -> None:
 
 
 def test_train_from_onnx_writes_a_checkpoint_that_a_recipe_can_start_from(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from assistant.cli import main
+    from assistant.detect import onnx_weights
     from assistant.detect.train_reader import initialise
 
+    drawn: list[np.ndarray] = []
+    full = onnx_weights.strip_calibration_crops
+
+    def few_strips(width: int) -> np.ndarray:  # 64 drawn strips instead of 2,048: quicker
+        drawn.append(full(width, n=64))
+        return drawn[-1]
+
+    monkeypatch.setattr(onnx_weights, "strip_calibration_crops", few_strips)
     original = _trained_looking(INDEX_HEADS, 88, 40, seed=7)
     onnx_file = _export(original, tmp_path)
     assert main(["train", "from-onnx", str(onnx_file), "--out", str(tmp_path / "run" / "best.pt")]) == 0
-    assert "reader checkpoint:" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "reader checkpoint:" in said
+    # a strip reader's batch norms are calibrated on drawn strips of its width (before stop
+    # 35 they were left the identity, and a fine-tune started from a perturbed reader)
+    assert "batch norms calibrated on 2,048 drawn strips 40 mm wide" in said
+    assert drawn[0].shape == (64, 88, 40, 3)
+    rebuilt = _rebuilt(torch.load(tmp_path / "run" / "best.pt", weights_only=False)).train()
+    cast(torch.nn.Dropout, rebuilt.neck[3]).p = 0.0  # no dropout: compare the arithmetic only
+    x = torch.from_numpy(drawn[0].transpose(0, 3, 1, 2).copy()).float()
+    with torch.no_grad():
+        for a, b in zip(original(x), rebuilt(x), strict=True):  # training mode, the batch's statistics
+            assert torch.allclose(a, b, atol=1e-4)
     fresh = CropReader(INDEX_HEADS, 88, 40, (8, 16, 16))
     assert (
         initialise(fresh, tmp_path / "run" / "best.pt")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -255,6 +256,31 @@ def test_the_strip_reader_also_learns_from_strips_drawn_in_fonts(tiny_zones: Pat
     assert drawn.patches.shape == (26, 100, 52, 3)
     assert sorted(drawn.rank.tolist()) == sorted(list(range(13)) * 2)
     assert set(drawn.deck) == {"font"}
+
+
+def test_the_strip_reader_also_learns_from_the_recipes_further_zone_datasets(
+    tiny_zones: Path, tmp_path: Path
+) -> None:
+    """``datasets`` adds the strips of more zone crops (the extra npm designs of
+    ``synth zones --decks extra``), cut once and cached under the folder's name."""
+    import shutil
+
+    from assistant.detect.reader_data import CropSet
+    from assistant.detect.train_reader import train_reader
+
+    more = tmp_path / "zones_extra"
+    shutil.copytree(tiny_zones, more)
+    shutil.rmtree(more / "images" / "val")  # a train-only dataset, as the extra decks give
+    out = tmp_path / "strips"
+    recipe = ReaderRecipe(crop=88, crop_width=40, epochs=1, batch=16, datasets=(str(more),), out=str(out))
+    said: list[str] = []
+    train_reader("strips", tiny_zones, recipe, log=said.append)
+    assert "strips reader: 16 train crops, 8 val crops" in said  # 8 of each train split
+    assert len(CropSet.load(out / "crops_train_zones_extra.npz").rank) == 8
+    assert not (out / "crops_val_zones_extra.npz").exists()
+    with pytest.raises(ValueError, match="holds no zone crops"):
+        bad = ReaderRecipe(crop=88, crop_width=40, epochs=1, batch=16, datasets=(str(tmp_path / "nothing"),))
+        train_reader("strips", tiny_zones, replace(bad, out=str(tmp_path / "again")), log=lambda _: None)
 
 
 def test_font_crops_of_another_seed_or_ink_share_are_drawn_anew_and_cached_apart(
