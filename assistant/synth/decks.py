@@ -49,12 +49,6 @@ def npm_folder(package: str) -> str:
     return spec.replace("/", "-").replace("@", "-")
 
 
-#: How the ``faces`` pattern of a per-card deck spells ranks and suits: ``{rank}`` A, 2-9,
-#: T, J, Q, K; ``{num}`` 1-13; ``{suit}`` c, d, h, s; ``{SUIT}`` C, D, H, S.
-_RANK_LETTERS = "A23456789TJQK"
-_SUIT_LETTERS = {"CLUBS": "c", "DIAMONDS": "d", "HEARTS": "h", "SPADES": "s"}
-
-
 class DeckSet(Enum):
     """Which decks a run draws from: the packages' (the recorded datasets), the extra
     (npm) training designs alone, or both."""
@@ -135,9 +129,9 @@ class DeckRecord:
             raise ValueError(f"deck {self.id} is one SVG file, not one per card")
         if card is None:
             return self.file() / self.back if self.back else None
-        number = int(card.rank)
-        suit = _SUIT_LETTERS[card.suit.name]
-        name = self.faces.format(rank=_RANK_LETTERS[number - 1], num=number, suit=suit, SUIT=suit.upper())
+        # {rank}: A, 2-9, T, J, Q, K; {num}: 1-13; {suit}: c, d, h, s; {SUIT}: C, D, H, S
+        suit = card.suit.value
+        name = self.faces.format(rank=card.rank.symbol, num=int(card.rank), suit=suit, SUIT=suit.upper())
         return self.file() / name
 
     def installed(self) -> bool:

@@ -11,6 +11,7 @@ rasterised by librsvg's ``rsvg-convert`` instead.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import tarfile
@@ -109,8 +110,6 @@ def render_file(path: Path, width: int, height: int) -> Image:
 
 def svg_aspect(path: Path) -> float:
     """Width over height of an SVG file, from its viewBox (or width and height)."""
-    import re
-
     head = path.read_text("utf-8", errors="replace")[:4000]
     tag = re.search(r"<svg\b[^>]*>", head, re.S)
     if tag is None:
