@@ -140,14 +140,12 @@ def index_calibration_crops(n: int = 2048, seed: int = 11) -> npt.NDArray[np.uin
     """``n`` corner indices drawn in the machine's fonts,
     cut as the index reader's training shows them: batches like its training batches."""
     from assistant.detect.reader_data import CONTEXT, INFERENCE_SCALE
-    from assistant.detect.train_reader import PATCH_FACTOR, augment
+    from assistant.detect.train_reader import PATCH_FACTOR
     from assistant.synth.font_indices import font_index_patches
 
     patch = math.ceil(32 * PATCH_FACTOR / 2) * 2
     patches, _, _ = font_index_patches(seed, n, patch, INFERENCE_SCALE * CONTEXT)
-    x = torch.from_numpy(patches.transpose(0, 3, 1, 2).copy()).float()
-    crops = augment(x, 32, torch.Generator().manual_seed(seed), strong=False)
-    return crops.permute(0, 2, 3, 1).round().clamp(0, 255).to(torch.uint8).numpy()
+    return _cut_as_trained(patches, 32, seed)
 
 
 def strip_calibration_crops(width: int, n: int = 2048, seed: int = 11) -> npt.NDArray[np.uint8]:
@@ -155,13 +153,22 @@ def strip_calibration_crops(width: int, n: int = 2048, seed: int = 11) -> npt.ND
     face) reader's training shows them: batches like its training batches."""
     from assistant.detect.crops import STRIP_SIZE
     from assistant.detect.reader_data import STRIP_PAD
-    from assistant.detect.train_reader import augment
     from assistant.synth.font_strips import font_strip_patches
 
     height = STRIP_SIZE[1]
     patches, _, _ = font_strip_patches(seed, n, STRIP_PAD, size=(width, height))
+    return _cut_as_trained(patches, (height, width), seed)
+
+
+def _cut_as_trained(
+    patches: npt.NDArray[np.uint8], size: int | tuple[int, int], seed: int
+) -> npt.NDArray[np.uint8]:
+    """Drawn patches (N, H, W, 3) cut to ``size`` by the training's gentle augmentation,
+    as uint8 crops (N, h, w, 3)."""
+    from assistant.detect.train_reader import augment
+
     x = torch.from_numpy(patches.transpose(0, 3, 1, 2).copy()).float()
-    crops = augment(x, (height, width), torch.Generator().manual_seed(seed), strong=False)
+    crops = augment(x, size, torch.Generator().manual_seed(seed), strong=False)
     return crops.permute(0, 2, 3, 1).round().clamp(0, 255).to(torch.uint8).numpy()
 
 
