@@ -283,9 +283,16 @@ def _round(box: tuple[float, ...]) -> list[float]:
 
 
 def read_image(path: Path) -> npt.NDArray[np.uint8]:
+    """The image at ``path`` as BGR pixels, turned as its EXIF orientation says (as a photo
+    viewer shows it); :class:`ImageError` says in one line why a path gives none."""
+    if path.is_dir():
+        raise ImageError(f"{path}: a folder, not an image file")
     if not path.is_file():
         raise ImageError(f"{path}: no such file")
-    data = np.fromfile(str(path), dtype=np.uint8)
+    try:
+        data = np.fromfile(str(path), dtype=np.uint8)
+    except OSError as error:
+        raise ImageError(f"{path}: cannot be read ({error.strerror or error})") from error
     image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
     if image is None:
         raise ImageError(f"{path}: not a readable image")

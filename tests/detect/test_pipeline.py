@@ -90,6 +90,22 @@ def test_missing_and_corrupt_images_raise_a_clear_error(tmp_path: Path) -> None:
     empty.write_bytes(b"")
     with pytest.raises(ImageError, match="not a readable image"):
         read_image(empty)
+    with pytest.raises(ImageError, match="a folder, not an image file"):
+        read_image(tmp_path)
+
+
+def test_a_photo_is_read_turned_as_its_exif_orientation_says(tmp_path: Path) -> None:
+    from PIL import Image
+
+    upright = read_image(IMAGES[0])
+    stored = Image.fromarray(np.ascontiguousarray(np.rot90(upright, 1)[..., ::-1]))
+    exif = stored.getexif()
+    exif[0x0112] = 6  # "turn 90 degrees clockwise to show", as phones write it
+    path = tmp_path / "phone.jpg"
+    stored.save(path, exif=exif.tobytes(), quality=98)
+    shown = read_image(path)
+    assert shown.shape == upright.shape
+    assert np.abs(shown.astype(int) - upright.astype(int)).mean() < 4
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
