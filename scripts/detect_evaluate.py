@@ -2,7 +2,7 @@
 
     nice python scripts/detect_evaluate.py --dataset /work/data/det_a [--split test]
         [--models models] [--limit N] [--out models/metrics.json]
-        [--confusion models/confusion_cards.png] [--no-map] [--zones | --quick]
+        [--confusion models/confusion_cards.png] [--no-map] [--zones [--memory] | --quick]
 
 Whole images are read as ``dealer-assistant detect`` reads a photo (the search at every
 scale and angle, :mod:`assistant.detect.photo`), or with ``--quick`` in one stage-1 pass;
@@ -102,6 +102,11 @@ def main(argv: list[str] | None = None) -> int:
         "--zones", action="store_true", help="run as the camera pipeline does (upright zone crops, 320 px)"
     )
     parser.add_argument(
+        "--memory",
+        action="store_true",
+        help="with --zones: also name each zone's cards frame after frame through the pipeline's card memory",
+    )
+    parser.add_argument(
         "--quick",
         action="store_true",
         help="whole images: one stage-1 pass at --imgsz (`detect --quick`), not the photo search",
@@ -119,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
 
         det = CardDetector.for_zones(args.models)
         detect = PhotoDetector(det).detect
-    report = evaluate(detect, args.dataset, args.split, args.limit, chips=True)
+    report = evaluate(detect, args.dataset, args.split, args.limit, chips=True, memory=args.memory)
     chips = chip_reader_on_truth(
         lambda im, b: (
             det.chip_reader.read(im, b)["count"].argmax(1)  # type: ignore[union-attr]

@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from assistant.detect.backends import box_iou
-from assistant.detect.pipeline import Detection
+from assistant.detect.pipeline import Card, Detection
 
 
 @dataclass
@@ -245,6 +245,9 @@ class Report:
     # all labelled cards, per camera-sampling bin (crops whose truth says it)
     per_sampling: dict[str, Tally] = field(default_factory=dict)
     face_down: Tally = field(default_factory=Tally)  # boxes found (``match_extras``)
+    #: all labelled cards as the camera pipeline names them: each zone's readings through
+    #: its card memory, frame after frame (``evaluate(memory=True)``); None when not asked
+    remembered: Tally | None = None
     chip_stacks: Tally = field(default_factory=Tally)  # boxes found, colour right
 
     def to_json(self) -> dict[str, Any]:
@@ -260,6 +263,11 @@ class Report:
                 else {}
             ),
             "chips": self.chips.to_json(),
+            **(
+                {"card_identity_with_card_memory": self.remembered.to_json()}
+                if self.remembered is not None
+                else {}
+            ),
             "face_down_found": self.face_down.to_json(),
             "chip_stacks_found": self.chip_stacks.to_json(),
             "ms_per_image": round(1000 * self.seconds / max(self.images, 1), 1),
@@ -272,10 +280,18 @@ def evaluate(
     split: str = "test",
     limit: int | None = None,
     chips: bool = False,
+    memory: bool = False,
 ) -> Report:
+    """Card identity and more over a split's images. With ``memory`` (zone crops of ``synth
+    zones``, named HAND_FRAME_ZONE) each zone of each hand is also read frame after frame
+    through the camera pipeline's :class:`~assistant.pipeline.memory.CardMemory`, as a
+    camera session names its cards (``Report.remembered``)."""
     import time
 
-    report = Report()
+    from assistant.pipeline.memory import CardMemory
+
+    report = Report(remembered=Tally() if memory else None)
+    memories = CardMemory()
     for truth_path in _limited(sorted((dataset / "truth" / split).glob("*.json")), limit):
         truth = json.loads(truth_path.read_text())
         image = cv2.imread(str(dataset / "images" / split / truth["image"]))
@@ -289,6 +305,12 @@ def evaluate(
             det, true_cards(truth, readable=False), true_cards(truth, readable=False, judged=False)
         )
         report.all_cards.add(tally)
+        if report.remembered is not None:
+            hand = str(truth["image"]).rsplit("_", 2)[0]
+            seen = memories.recall(f"{hand}/{truth.get('zone')}", det.to_json(with_index=True))
+            named = [Card(c["card"], tuple(c["box"]), c["confidence"]) for c in seen["cards"]]
+            judged, unjudged = true_cards(truth, readable=False), true_cards(truth, False, judged=False)
+            report.remembered.add(match_cards(Detection(det.image, named), judged, unjudged)[0])
         report.per_deck.setdefault(str(truth.get("deck", "?")), Tally()).add(tally)
         if truth.get("camera_mm_per_px") is not None:
             label = sampling_bin(float(truth["camera_mm_per_px"]))

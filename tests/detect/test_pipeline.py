@@ -225,6 +225,45 @@ def test_evaluation_counts_a_perfect_reading_as_f1_one_and_splits_it_per_deck(tm
     assert blind.all_cards.recall == 0.0 and blind.all_cards.fn == report.all_cards.tp
 
 
+def test_evaluation_with_memory_names_a_zone_s_cards_frame_after_frame_as_the_camera_does(
+    tmp_path: Path,
+) -> None:
+    """A card read surely in one frame and misread unsurely in the next is right twice
+    through the card memory, once per image; another hand's zone has its own memory."""
+    import shutil
+
+    from assistant.detect.evaluate import evaluate
+    from assistant.detect.pipeline import Card, Detection
+
+    source = IMAGES[0]
+    truth = json.loads(source.with_suffix(".json").read_text())
+    (name, poly), *_ = true_cards(truth, readable=False)
+    wrong = next(r + name[-1] for r in "A23456789TJQK" if r != name[0])
+    for kind in ("images", "truth"):
+        (tmp_path / kind / "test").mkdir(parents=True)
+    for stem in ("s1-00001_0001_seat1.cards", "s1-00001_0002_seat1.cards", "s1-00002_0001_seat1.cards"):
+        shutil.copy(source, tmp_path / "images" / "test" / f"{stem}.jpg")
+        own = {**truth, "image": f"{stem}.jpg", "zone": "seat1.cards"}
+        (tmp_path / "truth" / "test" / f"{stem}.json").write_text(json.dumps(own))
+    x, y = poly.mean(axis=0)
+    box = (float(x) - 1, float(y) - 1, float(x) + 1, float(y) + 1)
+    reads = {
+        "s1-00001_0001_seat1.cards.jpg": Card(name, box, 0.95),
+        "s1-00001_0002_seat1.cards.jpg": Card(wrong, box, 0.6),
+        "s1-00002_0001_seat1.cards.jpg": Card(wrong, box, 0.6),  # a new hand: nothing remembered
+    }
+    report = evaluate(
+        lambda image, image_name: Detection(image_name, [reads[image_name]]), tmp_path, "test", memory=True
+    )
+    assert (report.all_cards.tp, report.all_cards.fp) == (1, 2)
+    assert report.remembered is not None and (report.remembered.tp, report.remembered.fp) == (2, 1)
+    assert report.to_json()["card_identity_with_card_memory"]["tp"] == 2
+    assert (
+        "card_identity_with_card_memory"
+        not in evaluate(lambda image, image_name: Detection(image_name), tmp_path, "test").to_json()
+    )
+
+
 def test_a_card_read_right_where_too_little_of_it_shows_to_be_judged_is_neither_right_nor_wrong() -> None:
     from assistant.detect.pipeline import Card, Detection
 
