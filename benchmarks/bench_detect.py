@@ -61,7 +61,7 @@ def _pipeline_zones(every: int = 20) -> list[np.ndarray]:
     from assistant.vision.rectify import ZoneRectifier
     from assistant.vision.sources import VideoFileSource
 
-    crops = []
+    crops: list[np.ndarray] = []
     for video in sorted(VIDEOS.glob("*.mp4")):
         calibration = load_calibration(video.with_suffix(".calibration.json"))
         zones = {k: z for k, z in calibration.layout.zones().items() if k.endswith(".cards")}

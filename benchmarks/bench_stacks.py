@@ -20,6 +20,7 @@ import argparse
 import statistics
 import time
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 
@@ -60,10 +61,10 @@ def main() -> None:
         if not bets:
             continue
         base = stack_base_mm(bets[0])
-        one += timed(lambda c=counter, b=base, i=shot.image: c.count(i, [b]), args.repeat)
-        number = shot.calibration.layout.seats[bets[0].seat].number  # type: ignore[index]
+        one += timed(partial(counter.count, shot.image, [base]), args.repeat)
+        number = shot.calibration.layout.seats[bets[0].seat].number
         crop = rectifier.rectify(shot.image, [f"seat{number}.bet"])[0]
-        zone += timed(lambda c=counter, z=crop, i=shot.image: c.chips_in_crop(i, z, []), args.repeat)
+        zone += timed(partial(counter.chips_in_crop, shot.image, crop, []), args.repeat)
     for name, times in (("count one stack", one), (f"bet zone ({finder})", zone)):
         p90 = float(np.percentile(times, 90))
         print(f"{name}: {statistics.median(times):.1f} ms median, {p90:.1f} ms p90 ({len(times)} runs)")

@@ -19,14 +19,25 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import numpy as np
+import numpy.typing as npt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from assistant.detect.evaluate import chip_reader_on_truth, evaluate
 from assistant.detect.labels import RANKS, SUITS
-from assistant.detect.pipeline import DEFAULT_CONF, DETECTOR_PT, MODELS_DIR, ZONE_IMGSZ, CardDetector
+from assistant.detect.pipeline import (
+    DEFAULT_CONF,
+    DETECTOR_PT,
+    MODELS_DIR,
+    ZONE_IMGSZ,
+    CardDetector,
+    Detection,
+)
 
 GROUPS = {"cards": ["card"], "index": ["index"], "face_down": ["face_down"], "chips": "chips_"}
 
@@ -35,7 +46,7 @@ def stage1_map50(weights: Path, dataset: Path, split: str, imgsz: int) -> dict[s
     from assistant.detect.train_detector import offline_environment
 
     offline_environment()
-    from ultralytics import YOLO
+    from ultralytics.models.yolo.model import YOLO
 
     model = YOLO(str(weights))
     metrics = model.val(
@@ -112,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         help="whole images: one stage-1 pass at --imgsz (`detect --quick`), not the photo search",
     )
     args = parser.parse_args(argv)
+    detect: Callable[[npt.NDArray[np.uint8], str], Detection]
     if args.zones:
         args.imgsz = ZONE_IMGSZ
         det = CardDetector.for_zones(args.models)
@@ -125,11 +137,12 @@ def main(argv: list[str] | None = None) -> int:
         det = CardDetector.for_zones(args.models)
         detect = PhotoDetector(det).detect
     report = evaluate(detect, args.dataset, args.split, args.limit, chips=True, memory=args.memory)
+    chip_reader = det.chip_reader
     chips = chip_reader_on_truth(
         lambda im, b: (
-            det.chip_reader.read(im, b)["count"].argmax(1)  # type: ignore[union-attr]
-            if det.chip_reader is not None
-            else [0] * len(b)
+            chip_reader.read(im, b)["count"].argmax(1)
+            if chip_reader is not None
+            else np.zeros(len(b), np.int64)
         ),
         args.dataset,
         args.split,

@@ -19,6 +19,7 @@ from collections import Counter
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 from assistant.detect.evaluate import sampling_bin
 from assistant.detect.labels import RANKS, SUITS
@@ -69,7 +70,7 @@ def main() -> None:
             boxes = [quad_box(index["quad"]) for _, index in judged if index["corner"] == corner]
             if not boxes:
                 continue
-            probs = reader.read_turned(image, boxes, turns)
+            probs = reader.read_turned(np.asarray(image, np.uint8), boxes, turns)
             for card, r, s in zip(cards, probs["rank"].argmax(1), probs["suit"].argmax(1), strict=True):
                 rank, suit = RANKS[int(r)], SUITS[int(s)]
                 for group in groups:

@@ -196,8 +196,9 @@ def main() -> int:
                 used: set[int] = set()
                 for stack, _, side in judged:
                     best, best_iou = None, MATCH_IOU
+                    truth_box = truth_boxes[id(stack)]
                     for i, item in enumerate(items):
-                        iou = box_iou(item["frame_box"], truth_boxes[id(stack)])
+                        iou = box_iou(item["frame_box"], truth_box) if truth_box is not None else 0.0
                         if i not in used and item["colour"] == stack.colour and iou >= best_iou:
                             best, best_iou = i, iou
                     if best is not None:
@@ -228,16 +229,17 @@ def main() -> int:
             found: list[tuple[str, str, Box, int | None, int | None]] = []
             crops = rectifier.rectify(shot.image, keys)
             for crop in crops:
-                result = detector.detect(crop.image)
-                read = counter.count_in_crop(shot.image, crop, [s.box for s in result.chips])
-                for s, (count, _) in zip(result.chips, read, strict=True):
+                detection = detector.detect(crop.image)
+                read = counter.count_in_crop(shot.image, crop, [s.box for s in detection.chips])
+                for s, (count, _) in zip(detection.chips, read, strict=True):
                     found.append((s.colour, crop.key, s.box, count, s.count))
             taken: set[int] = set()
             for stack, _, side in judged:
                 true_boxes = {c.key: crop_box(c, stack_table_box(shot, stack)) for c in crops}
                 best, best_iou = None, MATCH_IOU
                 for i, (colour, key, box, _, _) in enumerate(found):
-                    iou = box_iou(box, true_boxes[key]) if true_boxes[key] is not None else 0.0
+                    true_box = true_boxes[key]
+                    iou = box_iou(box, true_box) if true_box is not None else 0.0
                     if i not in taken and colour == stack.colour and iou >= best_iou:
                         best, best_iou = i, iou
                 if best is not None:

@@ -99,6 +99,8 @@ def dataset_sheets(root: Path, count: int, seed: int, split: str = "train") -> l
     tiles = []
     for path in picked:
         image = cv2.imread(str(path))
+        if image is None:
+            raise SystemExit(f"{path}: not a readable image")
         label = root / "labels" / path.parent.name / (path.stem + ".txt")
         pair = np.hstack([_letterbox(image), _letterbox(draw_labels(image, label, names))])
         cv2.putText(pair, path.name, (8, 24), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (255, 255, 255), 2)

@@ -44,7 +44,7 @@ def _gray(faces: DeckFaces, card: Card, corner: str) -> np.ndarray:
     gray = (face[:, :, :3] * alpha + 255.0 * (1.0 - alpha)).mean(axis=2)
     if corner == "tr":
         gray = gray[:, ::-1]
-    return gray
+    return np.asarray(gray)
 
 
 def _bbox(mask: np.ndarray) -> tuple[int, int, int, int] | None:
