@@ -13,9 +13,10 @@ wins over one earlier reading of another card at 0.89. A card that is not seen a
 place for ``forget_after`` readings (picked up, turned over, pushed away) is forgotten,
 and an empty zone forgets all.
 
-Chosen on the zone crops of the three validation sets, each (hand, card zone) read in
-frame order: card identity 0.8892 with the memory that kept the surest reading alone,
-0.9060 with this one (``models/README.md``, "A memory that weighs every reading").
+Chosen on the zone crops of the three validation sets, each zone of each hand read in
+frame order (``scripts/detect_evaluate.py --zones --memory``): card identity 0.8885 with
+the memory that kept the surest reading alone, 0.9052 with this one; on the held-out
+sets 0.8959 and 0.8994 (``models/README.md``, "A memory that weighs every reading").
 """
 
 from __future__ import annotations
