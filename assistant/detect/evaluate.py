@@ -291,7 +291,7 @@ def evaluate(
     from assistant.pipeline.memory import CardMemory
 
     report = Report(remembered=Tally() if memory else None)
-    memories = CardMemory()
+    memories = CardMemory() if memory else None
     for truth_path in _limited(sorted((dataset / "truth" / split).glob("*.json")), limit):
         truth = json.loads(truth_path.read_text())
         image = cv2.imread(str(dataset / "images" / split / truth["image"]))
@@ -301,15 +301,13 @@ def evaluate(
         det = detect(image, truth["image"])
         report.seconds += time.perf_counter() - t0
         report.images += 1
-        tally, pairs = match_cards(
-            det, true_cards(truth, readable=False), true_cards(truth, readable=False, judged=False)
-        )
+        judged, unjudged = true_cards(truth, readable=False), true_cards(truth, False, judged=False)
+        tally, pairs = match_cards(det, judged, unjudged)
         report.all_cards.add(tally)
-        if report.remembered is not None:
+        if memories is not None and report.remembered is not None:
             hand = str(truth["image"]).rsplit("_", 2)[0]
             seen = memories.recall(f"{hand}/{truth.get('zone')}", det.to_json(with_index=True))
             named = [Card(c["card"], tuple(c["box"]), c["confidence"]) for c in seen["cards"]]
-            judged, unjudged = true_cards(truth, readable=False), true_cards(truth, False, judged=False)
             report.remembered.add(match_cards(Detection(det.image, named), judged, unjudged)[0])
         report.per_deck.setdefault(str(truth.get("deck", "?")), Tally()).add(tally)
         if truth.get("camera_mm_per_px") is not None:
