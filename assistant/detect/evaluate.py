@@ -248,6 +248,11 @@ class Report:
     #: all labelled cards as the camera pipeline names them: each zone's readings through
     #: its card memory, frame after frame (``evaluate(memory=True)``); None when not asked
     remembered: Tally | None = None
+    #: ... of those, the cards the pipeline counts (``read_zone``: named at least
+    #: ``MIN_CARD_CONFIDENCE`` sure), and the ones it puts to the dealer as unsure reads
+    #: (from ``UNSURE_CARD_CONFIDENCE``; right ones are ``tp``, wrong ones ``fp``)
+    counted: Tally | None = None
+    asked: Tally | None = None
     chip_stacks: Tally = field(default_factory=Tally)  # boxes found, colour right
 
     def to_json(self) -> dict[str, Any]:
@@ -268,6 +273,16 @@ class Report:
                 if self.remembered is not None
                 else {}
             ),
+            **(
+                {"card_identity_counted_by_the_pipeline": self.counted.to_json()}
+                if self.counted is not None
+                else {}
+            ),
+            **(
+                {"unsure_reads_put_to_the_dealer": {"right": self.asked.tp, "wrong": self.asked.fp}}
+                if self.asked is not None
+                else {}
+            ),
             "face_down_found": self.face_down.to_json(),
             "chip_stacks_found": self.chip_stacks.to_json(),
             "ms_per_image": round(1000 * self.seconds / max(self.images, 1), 1),
@@ -285,12 +300,18 @@ def evaluate(
     """Card identity and more over a split's images. With ``memory`` (zone crops of ``synth
     zones``, named HAND_FRAME_ZONE) each zone of each hand is also read frame after frame
     through the camera pipeline's :class:`~assistant.pipeline.memory.CardMemory`, as a
-    camera session names its cards (``Report.remembered``)."""
+    camera session names its cards (``Report.remembered``), and of those the ones the
+    pipeline counts and the ones it asks the dealer about (``Report.counted``, ``asked``)."""
     import time
 
     from assistant.pipeline.memory import CardMemory
+    from assistant.pipeline.zones import MIN_CARD_CONFIDENCE, UNSURE_CARD_CONFIDENCE
 
-    report = Report(remembered=Tally() if memory else None)
+    report = Report(
+        remembered=Tally() if memory else None,
+        counted=Tally() if memory else None,
+        asked=Tally() if memory else None,
+    )
     memories = CardMemory() if memory else None
     for truth_path in _limited(sorted((dataset / "truth" / split).glob("*.json")), limit):
         truth = json.loads(truth_path.read_text())
@@ -309,6 +330,11 @@ def evaluate(
             seen = memories.recall(f"{hand}/{truth.get('zone')}", det.to_json(with_index=True))
             named = [Card(c["card"], tuple(c["box"]), c["confidence"]) for c in seen["cards"]]
             report.remembered.add(match_cards(Detection(det.image, named), judged, unjudged)[0])
+            if report.counted is not None and report.asked is not None:
+                counted = [c for c in named if c.confidence >= MIN_CARD_CONFIDENCE]
+                unsure = [c for c in named if UNSURE_CARD_CONFIDENCE <= c.confidence < MIN_CARD_CONFIDENCE]
+                report.counted.add(match_cards(Detection(det.image, counted), judged, unjudged)[0])
+                report.asked.add(match_cards(Detection(det.image, unsure), judged, unjudged)[0])
         report.per_deck.setdefault(str(truth.get("deck", "?")), Tally()).add(tally)
         if truth.get("camera_mm_per_px") is not None:
             label = sampling_bin(float(truth["camera_mm_per_px"]))

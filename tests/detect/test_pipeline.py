@@ -225,28 +225,37 @@ def test_evaluation_counts_a_perfect_reading_as_f1_one_and_splits_it_per_deck(tm
     assert blind.all_cards.recall == 0.0 and blind.all_cards.fn == report.all_cards.tp
 
 
+def _zone_frames(folder: Path, names: list[str]) -> tuple[str, str, tuple[float, float, float, float], int]:
+    """A test split of copies of a fixture zone crop named as ``synth zones`` names them
+    (HAND_FRAME_ZONE): its first judged card, another rank of that suit, a box on the
+    card, and how many cards each copy judges."""
+    import shutil
+
+    source = IMAGES[0]
+    truth = json.loads(source.with_suffix(".json").read_text())
+    judged = true_cards(truth, readable=False)
+    (name, poly), *_ = judged
+    for kind in ("images", "truth"):
+        (folder / kind / "test").mkdir(parents=True)
+    for image_name in names:
+        shutil.copy(source, folder / "images" / "test" / image_name)
+        own = {**truth, "image": image_name, "zone": "seat1.cards"}
+        (folder / "truth" / "test" / image_name.replace(".jpg", ".json")).write_text(json.dumps(own))
+    x, y = poly.mean(axis=0)
+    wrong = next(r + name[-1] for r in "A23456789TJQK" if r != name[0])
+    return name, wrong, (float(x) - 1, float(y) - 1, float(x) + 1, float(y) + 1), len(judged)
+
+
 def test_evaluation_with_memory_names_a_zone_s_cards_frame_after_frame_as_the_camera_does(
     tmp_path: Path,
 ) -> None:
     """A card read surely in one frame and misread unsurely in the next is right twice
     through the card memory, once per image; another hand's zone has its own memory."""
-    import shutil
-
     from assistant.detect.evaluate import evaluate
     from assistant.detect.pipeline import Card, Detection
 
-    source = IMAGES[0]
-    truth = json.loads(source.with_suffix(".json").read_text())
-    (name, poly), *_ = true_cards(truth, readable=False)
-    wrong = next(r + name[-1] for r in "A23456789TJQK" if r != name[0])
-    for kind in ("images", "truth"):
-        (tmp_path / kind / "test").mkdir(parents=True)
-    for stem in ("s1-00001_0001_seat1.cards", "s1-00001_0002_seat1.cards", "s1-00002_0001_seat1.cards"):
-        shutil.copy(source, tmp_path / "images" / "test" / f"{stem}.jpg")
-        own = {**truth, "image": f"{stem}.jpg", "zone": "seat1.cards"}
-        (tmp_path / "truth" / "test" / f"{stem}.json").write_text(json.dumps(own))
-    x, y = poly.mean(axis=0)
-    box = (float(x) - 1, float(y) - 1, float(x) + 1, float(y) + 1)
+    stems = ("s1-00001_0001_seat1.cards", "s1-00001_0002_seat1.cards", "s1-00002_0001_seat1.cards")
+    name, wrong, box, _ = _zone_frames(tmp_path, [f"{stem}.jpg" for stem in stems])
     reads = {
         "s1-00001_0001_seat1.cards.jpg": Card(name, box, 0.95),
         "s1-00001_0002_seat1.cards.jpg": Card(wrong, box, 0.6),
@@ -262,6 +271,38 @@ def test_evaluation_with_memory_names_a_zone_s_cards_frame_after_frame_as_the_ca
         "card_identity_with_card_memory"
         not in evaluate(lambda image, image_name: Detection(image_name), tmp_path, "test").to_json()
     )
+
+
+def test_evaluation_with_memory_counts_as_the_pipeline_does_and_puts_unsure_reads_to_the_dealer(
+    tmp_path: Path,
+) -> None:
+    """The pipeline counts a zone's card from 0.5 sure (``read_zone``) and asks the dealer
+    about one read 0.2-0.5 sure: the evaluation tallies both apart from the memory's names."""
+    from assistant.detect.evaluate import evaluate
+    from assistant.detect.pipeline import Card, Detection
+
+    hands = [f"s1-0000{hand}_0001_seat1.cards.jpg" for hand in range(1, 5)]  # a frame of each
+    name, wrong, box, judged = _zone_frames(tmp_path, hands)
+    reads = dict(
+        zip(
+            hands,
+            [
+                Card(name, box, 0.9),  # counted, right
+                Card(name, box, 0.3),  # asked, right
+                Card(wrong, box, 0.4),  # asked, wrong
+                Card(wrong, box, 0.1),  # neither counted nor asked
+            ],
+            strict=True,
+        )
+    )
+    report = evaluate(
+        lambda image, image_name: Detection(image_name, [reads[image_name]]), tmp_path, "test", memory=True
+    )
+    assert report.remembered is not None and (report.remembered.tp, report.remembered.fp) == (2, 2)
+    assert report.counted is not None and (report.counted.tp, report.counted.fp) == (1, 0)
+    assert report.counted.fn == 4 * judged - 1
+    assert report.to_json()["unsure_reads_put_to_the_dealer"] == {"right": 1, "wrong": 1}
+    assert report.to_json()["card_identity_counted_by_the_pipeline"]["tp"] == 1
 
 
 def test_a_card_read_right_where_too_little_of_it_shows_to_be_judged_is_neither_right_nor_wrong() -> None:
