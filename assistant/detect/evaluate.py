@@ -305,7 +305,7 @@ def evaluate(
     import time
 
     from assistant.pipeline.memory import CardMemory
-    from assistant.pipeline.zones import MIN_CARD_CONFIDENCE, UNSURE_CARD_CONFIDENCE
+    from assistant.pipeline.zones import card_standing
 
     report = Report(
         remembered=Tally() if memory else None,
@@ -325,16 +325,18 @@ def evaluate(
         judged, unjudged = true_cards(truth, readable=False), true_cards(truth, False, judged=False)
         tally, pairs = match_cards(det, judged, unjudged)
         report.all_cards.add(tally)
-        if memories is not None and report.remembered is not None:
+        if memories is not None:
             hand = str(truth["image"]).rsplit("_", 2)[0]
             seen = memories.recall(f"{hand}/{truth.get('zone')}", det.to_json(with_index=True))
             named = [Card(c["card"], tuple(c["box"]), c["confidence"]) for c in seen["cards"]]
-            report.remembered.add(match_cards(Detection(det.image, named), judged, unjudged)[0])
-            if report.counted is not None and report.asked is not None:
-                counted = [c for c in named if c.confidence >= MIN_CARD_CONFIDENCE]
-                unsure = [c for c in named if UNSURE_CARD_CONFIDENCE <= c.confidence < MIN_CARD_CONFIDENCE]
-                report.counted.add(match_cards(Detection(det.image, counted), judged, unjudged)[0])
-                report.asked.add(match_cards(Detection(det.image, unsure), judged, unjudged)[0])
+            standing = [card_standing(c.confidence) for c in named]
+            for session_tally, kept in (
+                (report.remembered, named),
+                (report.counted, [c for c, k in zip(named, standing, strict=True) if k == "counted"]),
+                (report.asked, [c for c, k in zip(named, standing, strict=True) if k == "unsure"]),
+            ):
+                if session_tally is not None:
+                    session_tally.add(match_cards(Detection(det.image, kept), judged, unjudged)[0])
         report.per_deck.setdefault(str(truth.get("deck", "?")), Tally()).add(tally)
         if truth.get("camera_mm_per_px") is not None:
             label = sampling_bin(float(truth["camera_mm_per_px"]))

@@ -21,6 +21,18 @@ MIN_CARD_CONFIDENCE = 0.5
 UNSURE_CARD_CONFIDENCE = 0.2
 
 
+def card_standing(confidence: float, min_confidence: float = MIN_CARD_CONFIDENCE) -> str | None:
+    """What a zone's reading makes of a card read ``confidence`` sure: ``"counted"``,
+    ``"unsure"`` (put to the dealer to confirm) or None (not seen).
+
+    >>> [card_standing(c) for c in (0.9, 0.3, 0.1)]
+    ['counted', 'unsure', None]
+    """
+    if confidence >= min_confidence:
+        return "counted"
+    return "unsure" if confidence >= UNSURE_CARD_CONFIDENCE else None
+
+
 def read_zone(detections: Mapping[str, Any], min_confidence: float = MIN_CARD_CONFIDENCE) -> ZoneRead:
     """One zone's reading: distinct face-up cards, face-down count, chips counted, and
     the cards read too unsurely to count."""
@@ -34,10 +46,10 @@ def read_zone(detections: Mapping[str, Any], min_confidence: float = MIN_CARD_CO
             card = parse_card(str(item["card"]))
         except (KeyError, UnknownCardError):
             continue
-        if confidence < min_confidence:
-            if confidence >= UNSURE_CARD_CONFIDENCE:
-                unsure[card] = max(unsure.get(card, 0.0), confidence)
-        elif card not in cards:
+        standing = card_standing(confidence, min_confidence)
+        if standing == "unsure":
+            unsure[card] = max(unsure.get(card, 0.0), confidence)
+        elif standing == "counted" and card not in cards:
             cards.append(card)
     face_down = len(detections.get("face_down", []))
     chips: int | None = 0
