@@ -7,7 +7,9 @@ into the bet zone of the player to act are a bet, a call or a raise; a hand push
 away is a fold; hidden cards turned up at the showdown are that player's show. Whatever
 the rules forbid (a card to a frozen player, the same card in two places, a card out
 of turn) or the camera cannot know (a stack it could not count) becomes a
-:class:`DealerQuery` and is never applied on its own.
+:class:`DealerQuery` and is never applied on its own. Between hands cards and chips are
+gathered and nothing is read, but cards that come to a seat then are asked about: a
+deal begun before the dealer started the hand would otherwise go uncounted unnoticed.
 """
 
 from __future__ import annotations
@@ -68,6 +70,22 @@ def _seat_of(zone: str) -> tuple[int, str] | None:
 
 def _added(before: Iterable[Card], after: Iterable[Card]) -> list[Card]:
     return list((Counter(after) - Counter(before)).elements())
+
+
+def _more_cards(change: ZoneChange) -> bool:
+    """Whether a seat's card zone holds more cards than before (face up or down)."""
+    return change.after.card_count > change.before.card_count
+
+
+def _dealt_early(hand: int) -> str:
+    """The question for cards that come to a seat while no hand is running: the camera
+    cannot count them towards a deal that has not started, and the dealer would
+    otherwise find them missing only later. One question for the table (each seat's
+    card asks the same), and a new one for each hand."""
+    return (
+        f"cards are being dealt, but hand {hand} is not started: start the deal first "
+        "(cards dealt before it are not counted; gather them and deal again)"
+    )
 
 
 class Referee:
@@ -139,6 +157,8 @@ class Referee:
         if seat >= len(state.seats):
             return self._query(change, f"something changed in {change.zone}, but there is no seat {seat}")
         if state.phase in (Phase.WAITING, Phase.COMPLETE, Phase.FINISHED):
+            if kind == "cards" and state.phase is not Phase.FINISHED and _more_cards(change):
+                return [DealerQuery(change.frame, "table", _dealt_early(state.hand_number + 1))]
             return []  # cards and chips being gathered between hands
         if kind == "cards":
             return self._on_cards(seat, change)

@@ -149,6 +149,12 @@ def test_a_whole_hand_from_deal_to_showdown() -> None:
     t.hold()
     assert phase_of(t.session) is Phase.COMPLETE
     assert result_of(t.session).awards == {0: 9, 1: 0, 2: 9}
+    for seat in range(3):  # the cards are gathered for the next deal: nothing to ask
+        t.set(seat_zone(seat), "")
+    assert t.hold() == []
+    t.set(seat_zone(1), "", down=1)  # the next deal begun before the next hand is started
+    out = t.hold()
+    assert len(out) == 1 and isinstance(out[0], DealerQuery) and "hand 2 is not started" in out[0].message
 
 
 def test_chips_the_camera_cannot_count_are_asked_about() -> None:
@@ -298,3 +304,26 @@ def test_a_card_read_unsurely_on_any_frame_of_a_new_reading_goes_with_it() -> No
     assert stable.update(first) == []
     (change,) = stable.update(second)
     assert change.after.unsure == ((ace, 0.4),)
+
+
+def test_cards_dealt_before_the_hand_is_started_are_asked_about_not_lost_unnoticed() -> None:
+    t = Table()
+    t.set(seat_zone(1), "", down=1)  # the dealer deals without starting the hand
+    out = t.hold()
+    assert len(out) == 1 and isinstance(out[0], DealerQuery)
+    assert out[0].message.startswith("cards are being dealt, but hand 1 is not started")
+    t.set(seat_zone(2), "", down=1)  # the next seat's card asks the same question: the panel lists it once
+    again = t.hold()
+    assert [(q.zone, q.message) for q in again if isinstance(q, DealerQuery)] == [("table", out[0].message)]
+    assert out[0].proposed == () and len(t.session.events) == 1  # nothing applied: the session only
+
+
+def test_cards_gathered_after_a_hand_are_not_asked_about() -> None:
+    t = Table()
+    t.session.start_hand()
+    t.set(seat_zone(1), "Ah")
+    t.hold()
+    t.session.undo(2)  # back to before the hand: the card is still on the table
+    assert phase_of(t.session) is Phase.WAITING
+    t.set(seat_zone(1), "")  # the dealer takes it back
+    assert t.hold() == []
