@@ -83,8 +83,8 @@ def _dealt_early(hand: int) -> str:
     otherwise find them missing only later. One question for the table (each seat's
     card asks the same), and a new one for each hand."""
     return (
-        f"cards are being dealt, but hand {hand} is not started: start the deal first "
-        "(cards dealt before it are not counted; gather them and deal again)"
+        f"cards are being dealt, but hand {hand} is not started: gather them, start the deal, "
+        "and deal again (cards dealt before the start are not counted)"
     )
 
 
