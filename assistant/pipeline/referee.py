@@ -72,11 +72,6 @@ def _added(before: Iterable[Card], after: Iterable[Card]) -> list[Card]:
     return list((Counter(after) - Counter(before)).elements())
 
 
-def _more_cards(change: ZoneChange) -> bool:
-    """Whether a seat's card zone holds more cards than before (face up or down)."""
-    return change.after.card_count > change.before.card_count
-
-
 def _dealt_early(hand: int) -> str:
     """The question for cards that come to a seat while no hand is running: the camera
     cannot count them towards a deal that has not started, and the dealer would
@@ -157,7 +152,8 @@ class Referee:
         if seat >= len(state.seats):
             return self._query(change, f"something changed in {change.zone}, but there is no seat {seat}")
         if state.phase in (Phase.WAITING, Phase.COMPLETE, Phase.FINISHED):
-            if kind == "cards" and state.phase is not Phase.FINISHED and _more_cards(change):
+            more = change.after.card_count > change.before.card_count
+            if kind == "cards" and more and state.phase is not Phase.FINISHED:
                 return [DealerQuery(change.frame, "table", _dealt_early(state.hand_number + 1))]
             return []  # cards and chips being gathered between hands
         if kind == "cards":
