@@ -10,8 +10,9 @@ frames, and a 320 px crop of their centres) or, without it, from the test fixtur
 With ``--zones`` it also times seat card zones as the camera pipeline cuts them from
 the bundled videos, with the margin of table around each zone. The 640 px row is
 ``detect --quick`` (one pass over the whole image); ``--photos N`` also times what
-``detect`` runs on a photo by default, the search at every scale and angle, on N images
-(seconds each).
+``detect`` runs on a photo, on N images: the card finder alone (its two runs), the photo
+read from the finder's corners (the default where the model folder holds the finder),
+and the search at every scale and angle (``detect --search``; seconds each).
 Prints one JSON line per (backend, size) with the median and 90th percentile.
 """
 
@@ -23,6 +24,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -138,13 +140,26 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
         if args.photos > 0:
+            from assistant.detect.card_finder import load_card_finder
             from assistant.detect.photo import PhotoDetector
 
-            photos = PhotoDetector(CardDetector.for_zones(args.models, backend=backend, threads=args.threads))
-            ms = _time(photos.detect, full, args.photos)
-            row = {"backend": backend, "input": "photo_search_640", "repeat": args.photos}
-            row |= {"ms_median": round(statistics.median(ms)), "ms_p90": round(float(np.percentile(ms, 90)))}
-            print(json.dumps(row), flush=True)
+            zones = CardDetector.for_zones(args.models, backend=backend, threads=args.threads)
+            finder = load_card_finder(args.models, args.threads) if backend == "onnx" else None
+            ways: list[tuple[str, Any]] = [("photo_search_640", PhotoDetector(zones).detect)]
+            if finder is not None:
+                ways = [
+                    ("card_finder_alone_640", finder.find),
+                    ("photo_card_finder_640", PhotoDetector(zones, finder=finder).detect),
+                    *ways,
+                ]
+            for label, run in ways:
+                ms = _time(run, full, args.photos)
+                row = {"backend": backend, "input": label, "repeat": args.photos}
+                row |= {
+                    "ms_median": round(statistics.median(ms)),
+                    "ms_p90": round(float(np.percentile(ms, 90))),
+                }
+                print(json.dumps(row), flush=True)
     return 0
 
 

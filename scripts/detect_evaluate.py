@@ -2,11 +2,12 @@
 
     nice python scripts/detect_evaluate.py --dataset /work/data/det_a [--split test]
         [--models models] [--limit N] [--out models/metrics.json]
-        [--confusion models/confusion_cards.png] [--no-map] [--zones [--memory] | --quick]
+        [--confusion models/confusion_cards.png] [--no-map] [--zones [--memory] | --quick | --search]
 
-Whole images are read as ``dealer-assistant detect`` reads a photo (the search at every
-scale and angle, :mod:`assistant.detect.photo`), or with ``--quick`` in one stage-1 pass;
-``--zones`` reads zone crops as the camera pipeline does.
+Whole images are read as ``dealer-assistant detect`` reads a photo (:mod:`assistant.detect.photo`:
+each card read upright from the corners the card finder gives, or with ``--search`` or
+no finder in the model folder, from the search at every scale and angle), or with
+``--quick`` in one stage-1 pass; ``--zones`` reads zone crops as the camera pipeline does.
 
 Writes card-identity F1 (all labelled face-up cards, and those with a visible corner
 index), chip-count accuracy (side visible) and unknown-rate (seen from above), and, with
@@ -31,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from assistant.detect.evaluate import chip_reader_on_truth, evaluate
 from assistant.detect.labels import RANKS, SUITS
 from assistant.detect.pipeline import (
+    CARD_FINDER_ONNX,
     DEFAULT_CONF,
     DETECTOR_PT,
     MODELS_DIR,
@@ -122,6 +124,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="whole images: one stage-1 pass at --imgsz (`detect --quick`), not the photo search",
     )
+    parser.add_argument(
+        "--search",
+        action="store_true",
+        help="whole images: the photo search view by view (`detect --search`), not the card finder",
+    )
     args = parser.parse_args(argv)
     detect: Callable[[npt.NDArray[np.uint8], str], Detection]
     if args.zones:
@@ -132,10 +139,12 @@ def main(argv: list[str] | None = None) -> int:
         det = CardDetector.load(args.models, imgsz=args.imgsz, conf=args.conf)
         detect = det.detect
     else:  # what `detect` runs on a photo
+        from assistant.detect.card_finder import load_card_finder
         from assistant.detect.photo import PhotoDetector
 
         det = CardDetector.for_zones(args.models)
-        detect = PhotoDetector(det).detect
+        finder = None if args.search else load_card_finder(args.models)
+        detect = PhotoDetector(det, finder=finder).detect
     report = evaluate(detect, args.dataset, args.split, args.limit, chips=True, memory=args.memory)
     chip_reader = det.chip_reader
     chips = chip_reader_on_truth(
@@ -151,7 +160,13 @@ def main(argv: list[str] | None = None) -> int:
         "dataset": str(args.dataset),
         "split": args.split,
         "imgsz": args.imgsz,
-        "mode": "zones" if args.zones else "quick" if args.quick else "photo search",
+        "mode": "zones"
+        if args.zones
+        else "quick"
+        if args.quick
+        else "photo search"
+        if args.search or not (args.models / CARD_FINDER_ONNX).is_file()
+        else "card finder",
         **report.to_json(),
     }
     result["chip_reader_on_true_boxes"] = chips.to_json()

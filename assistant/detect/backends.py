@@ -133,6 +133,17 @@ def input_size(shape: tuple[int, ...], imgsz: int, min_scale: float | None) -> i
     return max(imgsz, round(max(shape[:2]) * min_scale))
 
 
+def surest_classes(
+    pred: FloatArray, scores: FloatArray, conf: float
+) -> tuple[FloatArray, npt.NDArray[np.int64], FloatArray]:
+    """The anchors (rows of ``pred``) whose surest class scores at least ``conf``: those
+    rows, their class and its score."""
+    cls = scores.argmax(1)
+    best = scores[np.arange(len(cls)), cls]
+    keep = best >= conf
+    return pred[keep], cls[keep].astype(np.int64), best[keep]
+
+
 def decode(
     raw: FloatArray,
     ratio: float,
@@ -143,11 +154,7 @@ def decode(
 ) -> Boxes:
     """Ultralytics' (1, 4 + nc, A) output to per-class NMS boxes in image pixels."""
     pred = raw[0].T  # (A, 4 + nc)
-    scores = pred[:, 4:]
-    cls = scores.argmax(1)
-    best = scores[np.arange(len(cls)), cls]
-    keep = best >= conf
-    pred, cls, best = pred[keep], cls[keep], best[keep]
+    pred, cls, best = surest_classes(pred, pred[:, 4:], conf)
     if len(best) == 0:
         return Boxes.empty()
     cx, cy, bw, bh = pred[:, 0], pred[:, 1], pred[:, 2], pred[:, 3]

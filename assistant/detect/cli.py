@@ -25,6 +25,12 @@ def register(subparsers: Any) -> None:
         help="one pass of stage 1 over the whole image (tens of milliseconds) instead of the "
         "search for cards at every scale and angle (seconds per photo, far more cards read)",
     )
+    det.add_argument(
+        "--search",
+        action="store_true",
+        help="photos: search for cards view by view (turned and scaled copies of the photo) "
+        "instead of asking the card finder (models/card_finder.onnx) for their corners",
+    )
     det.add_argument("--imgsz", type=int, default=640, help="with --quick: input size (long side)")
     det.add_argument("--conf", type=float, default=None, help="with --quick: stage-1 confidence threshold")
     det.add_argument(
@@ -85,6 +91,11 @@ def register(subparsers: Any) -> None:
         type=Path,
         help="stage-1 weights fine-tuned on zones cut from the frame (best.pt): finds stacks to count",
     )
+    ex.add_argument(
+        "--card-finder",
+        type=Path,
+        help="card finder weights (best.pt): cards and their corners in whole photos",
+    )
     ex.add_argument("--out", type=Path, default=None, help="model folder (default: models/)")
     for p in sub.choices.values():
         p.add_argument("--config", type=Path, default=None, help="recipe (models/train.yaml)")
@@ -115,7 +126,15 @@ def _detect(args: argparse.Namespace) -> int:
         raise CommandError(f"{error}; train and export one with `dealer-assistant train`") from error
     except Exception as error:  # a corrupt model file: onnxruntime raises its own types
         raise CommandError(f"cannot load the models: {error}") from error
-    read = detector.detect_file if args.quick else PhotoDetector(detector).detect_file
+    finder = None
+    if not (args.quick or args.search or args.calibration is not None or args.backend != "onnx"):
+        from assistant.detect.card_finder import load_card_finder
+
+        try:
+            finder = load_card_finder(models)
+        except Exception as error:  # a corrupt model file: onnxruntime raises its own types
+            raise CommandError(f"cannot load the card finder: {error}") from error
+    read = detector.detect_file if args.quick else PhotoDetector(detector, finder=finder).detect_file
     if args.calibration is not None:
         from assistant.detect.pipeline import read_image
         from assistant.detect.table_frames import TableFrameDetector
@@ -233,6 +252,7 @@ def _export(args: argparse.Namespace) -> None:
 
     from assistant.cli import CommandError
     from assistant.detect.pipeline import (
+        CARD_FINDER_ONNX,
         CHIP_READER,
         DETECTOR_ONNX,
         DETECTOR_PT,
@@ -253,10 +273,12 @@ def _export(args: argparse.Namespace) -> None:
         args.chips,
         args.stacks,
         args.stack_finder,
+        args.card_finder,
     )
     if not any(given_files):
         raise CommandError(
-            "name at least one of --detector, --reader, --strips, --faces, --chips, --stacks, --stack-finder"
+            "name at least one of --detector, --reader, --strips, --faces, --chips, --stacks, "
+            "--stack-finder, --card-finder"
         )
     for given in given_files:
         if given is not None and not given.is_file():
@@ -273,6 +295,10 @@ def _export(args: argparse.Namespace) -> None:
         from assistant.detect.train_detector import export_detector
 
         print(export_detector(args.stack_finder, out / STACK_FINDER_ONNX))
+    if args.card_finder:
+        from assistant.detect.train_detector import export_detector
+
+        print(export_detector(args.card_finder, out / CARD_FINDER_ONNX, imgsz=320))
     if args.reader or args.strips or args.faces or args.chips or args.stacks:
         from assistant.detect.train_reader import export_reader
 

@@ -43,6 +43,14 @@ where the stack was found.
 On the validation renders (``/work/data/det_a`` val, 640 px, cards 16-560 px long, median
 37 px) the sweep costs a few seconds per photo on two CPU cores; the whole-photo
 ``CardDetector.load()`` run reads almost nothing there (F1 0.02).
+
+**With a card finder** (:mod:`assistant.detect.card_finder`, ``models/card_finder.onnx``;
+``PhotoDetector.load`` and ``detect`` use it where the model folder holds it) steps 1 and 2
+are one model run on the photo and one on the photo turned a quarter: the finder gives
+each card's four corners, and the affine map that fits them best stands the card upright
+at the photo's scale; that is its candidate, read as in step 3. Its face-down cards and
+chip stacks are its own boxes (chip stacks carry no count: without a calibration the chip
+reader calls every stack unknown), kept by the rules of step 4's paragraph above.
 """
 
 from __future__ import annotations
@@ -64,6 +72,7 @@ from assistant.detect.backends import (
     input_size,
     inside_share,
 )
+from assistant.detect.card_finder import CardFinder, load_card_finder
 from assistant.detect.pipeline import (
     MODELS_DIR,
     ZONE_INDEX_VIEWS,
@@ -86,6 +95,7 @@ T = TypeVar("T")
 
 CARD_W, CARD_H = 63.0, 88.0  # a card in a 1 mm/px zone crop
 SAME_CARD_IOU = 0.2  # two reads of one name overlapping this much are one card
+_IDENTITY: Affine = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], np.float64)
 MIN_VIEW = 280.0  # stage 1 sees a zone crop's 280 px at its 320 px input: no view is smaller
 
 
@@ -166,6 +176,19 @@ class PhotoSettings:
     #: from the zone detector's ``ZONE_CONF``, as every other box); the zone crops'
     #: ``ZONE_CARD_CONF`` (stop 25) was not measured on photos
     card_box_conf: float | None = None
+    #: with a card finder (:mod:`assistant.detect.card_finder`): the input size (long
+    #: side) the photo is brought to for it (chosen on the validation close-ups: F1 0.635
+    #: at 480 against 0.609 at 320, the size it was trained at), and the confidence its
+    #: boxes count from
+    finder_size: int = 480
+    finder_conf: float = 0.25
+    finder_iou: float = 0.7  # its boxes of one class overlapping more are one object (in one run)
+    finder_merge_iou: float = 0.7  # outlines of its two runs overlapping more are one card
+    #: ``sure_confidence`` for cards read from the finder's corners: its candidates are
+    #: whole cards, not the search's parts of cards enlarged to card size, so a big card
+    #: needs no more than a small one (validation close-ups, the finder at 320 px, turns
+    #: -10, 0, +10: F1 0.591 against 0.587 at 0.6; with the five ``turns`` 0.609)
+    finder_sure_confidence: float = 0.3
 
 
 @dataclass
@@ -304,8 +327,14 @@ def patch_transform(c: Candidate, size: tuple[int, int]) -> Affine:
 class PhotoDetector:
     """Cards, face-down cards and chips in a photo at any scale and in-plane angle."""
 
-    def __init__(self, zones: CardDetector | None = None, settings: PhotoSettings | None = None) -> None:
+    def __init__(
+        self,
+        zones: CardDetector | None = None,
+        settings: PhotoSettings | None = None,
+        finder: CardFinder | None = None,
+    ) -> None:
         self.settings = settings if settings is not None else PhotoSettings()
+        self.finder = finder
         zones = zones if zones is not None else CardDetector.for_zones()
         self.zones = (
             zones.reading_in(self.settings.index_views, self.settings.strip_weight, self.settings.strip_views)
@@ -318,8 +347,11 @@ class PhotoDetector:
         self._chips = {i: n.removeprefix("chips_") for i, n in enumerate(names) if n.startswith("chips_")}
 
     @classmethod
-    def load(cls, models: Path = MODELS_DIR, *, threads: int = 0) -> PhotoDetector:
-        return cls(CardDetector.for_zones(models, threads=threads))
+    def load(cls, models: Path = MODELS_DIR, *, threads: int = 0, search: bool = False) -> PhotoDetector:
+        """The photo detector of a model folder: with its card finder where it holds one
+        (``search``: without it, searching view by view)."""
+        finder = None if search else load_card_finder(models, threads)
+        return cls(CardDetector.for_zones(models, threads=threads), finder=finder)
 
     def detect_file(self, path: Path) -> Detection:
         return self.detect(read_image(path), str(path))
@@ -331,8 +363,12 @@ class PhotoDetector:
         if shrink < 1.0:
             size = (max(1, round(image.shape[1] * shrink)), max(1, round(image.shape[0] * shrink)))
             small = np.asarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA), np.uint8)
-        found = self._sweep(small)
-        cards = merge(found.cards, self.settings.merge_iou, self.settings.max_candidates)
+        if self.finder is None:
+            found = self._sweep(small)
+            cards = merge(found.cards, self.settings.merge_iou, self.settings.max_candidates)
+        else:  # its boxes are one per card already (fanned cards' boxes overlap more than merge_iou)
+            found = self._find(small, self.finder)
+            cards = sorted(found.cards, key=lambda c: -c.conf)[: self.settings.max_candidates]
         out = Detection(name)
         out.cards = self._read(small, cards)
         scale = card_view_scale(out.cards, cards)
@@ -392,6 +428,35 @@ class PhotoDetector:
                 found.chips.append((cand, count))
         return found
 
+    def _find(self, image: Image, finder: CardFinder) -> _Sweep:
+        """Candidates from the card finder, in two runs over the photo: each card's four
+        corners give the view in which it stands upright (the affine map that fits them
+        best), at the photo's scale; the two runs' outlines of one card are merged."""
+        found = _Sweep()
+        s = self.settings
+        outlines = finder.find(image, s.finder_size, s.finder_conf, s.finder_iou)
+        for quad, box, conf, k in zip(
+            outlines.quads, outlines.boxes, outlines.conf, outlines.cls, strict=True
+        ):
+            name = finder.names[int(k)]
+            if name.startswith("chips_"):
+                cls = next((i for i, n in self._chips.items() if n == name.removeprefix("chips_")), None)
+                if cls is not None:
+                    b = bounds(box_corners(tuple(box)), image.shape)
+                    found.chips.append((Candidate(box_corners(b), float(conf), cls, _IDENTITY, b), None))
+                continue
+            if name not in ("card", "face_down"):
+                continue
+            m, size = upright_map(quad)
+            if m is None:
+                continue
+            cls = self._card if name == "card" else self._back
+            cand = Candidate(hull(quad), float(conf), cls, m, (0.0, 0.0, *size))
+            (found.cards if name == "card" else found.backs).append(cand)
+        found.cards = merge(found.cards, s.finder_merge_iou, len(found.cards))
+        found.backs = merge(found.backs, s.finder_merge_iou, len(found.backs))
+        return found
+
     def _count(self, view: Image, boxes: list[tuple[float, ...]]) -> list[int | None]:
         reader = self.zones.chip_reader
         if reader is None or not boxes:
@@ -415,7 +480,10 @@ class PhotoDetector:
         # one card read twice (from two views) counts once, as do boxes that nearly coincide;
         # the bars for reporting are applied once, last (an unsure card only ever yields to surer ones)
         cards = suppress_duplicates(cards, same_card_iou=SAME_CARD_IOU)
-        return reported(without_parts(cards, self.settings), self.settings)
+        bars = self.settings
+        if self.finder is not None:
+            bars = replace(bars, sure_confidence=bars.finder_sure_confidence)
+        return reported(without_parts(cards, bars), bars)
 
     def _refit(self, image: Image, m: Affine, card: Card) -> tuple[Affine, Card]:
         """Where a card read in a patch is off its place (the sweep's box was too big, too
@@ -492,6 +560,26 @@ class PhotoDetector:
             s for s in stacks if all(inside_share(s.box, c) < self.settings.chips_on_card for c in cards)
         ]
         return without_inner(stacks, lambda s: s.box, lambda s: s.confidence, self.settings.extra_inside)
+
+
+def hull(quad: Quad) -> Quad:
+    """The convex outline of four corners (a finder's corners can cross where it is unsure)."""
+    pts = np.asarray(cv2.convexHull(quad.astype(np.float32)), np.float64).reshape(-1, 2)
+    return pts if len(pts) >= 3 else quad
+
+
+def upright_map(quad: Quad) -> tuple[Affine | None, tuple[float, float]]:
+    """The affine map that best takes a card's corners (top-left, top-right, bottom-right,
+    bottom-left) to an upright card at the photo's scale, and that card's size (w, h);
+    None for corners that make no card (a side under a pixel long)."""
+    sides = np.linalg.norm(np.roll(quad, -1, 0) - quad, axis=1)
+    w, h = float(sides[0] + sides[2]) / 2, float(sides[1] + sides[3]) / 2
+    if min(w, h) < 1.0:
+        return None, (w, h)
+    upright = np.array([[0.0, 0.0], [w, 0.0], [w, h], [0.0, h]])
+    src = np.hstack([quad, np.ones((4, 1))])
+    m, *_ = np.linalg.lstsq(src, upright, rcond=None)
+    return np.asarray(m.T, np.float64), (w, h)
 
 
 def view_scale(m: Affine) -> float:

@@ -49,6 +49,9 @@ STACK_COUNTER = "stack_counter.onnx"  # chips in a stack from its side view (a c
 #: Stage 1 fine-tuned on bet and pot zones cut from the camera's frame: the stack counter's
 #: finder when a calibration is known (:mod:`assistant.detect.stack_finder`).
 STACK_FINDER_ONNX = "stack_finder.onnx"
+#: A YOLO pose model of whole photos: each card's box and four corners, at any angle and
+#: size (:mod:`assistant.detect.card_finder`); the photo search's candidates where present
+CARD_FINDER_ONNX = "card_finder.onnx"
 STRIP_READER = "strip_reader.onnx"  # upright zone crops: rank and suit from a card's left strip
 #: upright zone crops: rank and suit from a card's whole face (a strip 72 mm wide), read
 #: beside the strip when the model folder holds one

@@ -50,7 +50,7 @@ def train_detector(
         raise FileNotFoundError(
             f"{data} is missing; make it with: dealer-assistant synth dataset --out {recipe.dataset} ..."
         )
-    model = YOLO(str(recipe.model), task="detect")
+    model = YOLO(str(recipe.model))  # the task (detect, or pose for the card finder) from its head
     if weights is not None:
         model.load(str(weights))  # continue from this project's own earlier weights
     args = dict(recipe.detector_args)

@@ -116,6 +116,14 @@ def register(subparsers: Any) -> None:
     sf.add_argument("--workers", type=int, default=0, help="processes (default: up to 2)")
     sf.set_defaults(func=_stack_frames)
 
+    fl = sub.add_parser(
+        "finder-data",
+        help="relabel a `synth dataset` with each card's four corners (the card finder's data)",
+    )
+    fl.add_argument("--dataset", type=Path, required=True, help="a folder written by `synth dataset`")
+    fl.add_argument("--out", type=Path, required=True, help="output directory (keep it out of the repo)")
+    fl.set_defaults(func=_finder_data)
+
     vid = sub.add_parser("video", help="render a game script into NAME.mp4 and NAME.truth.json")
     vid.add_argument(
         "--script", type=Path, required=True, help="game script JSON (see assistant.synth.script)"
@@ -296,6 +304,24 @@ def _stack_frames(args: argparse.Namespace) -> int:
             progress=_hands_done,
         )
     print(json.dumps(summary["crops"]))
+    return 0
+
+
+def _finder_data(args: argparse.Namespace) -> int:
+    from assistant.cli import CommandError
+    from assistant.synth.finder_labels import write_finder_dataset
+
+    def progress(done: int, total: int) -> None:
+        if done == total or done % 500 == 0:
+            print(f"{done}/{total} images", file=sys.stderr, flush=True)
+
+    try:
+        summary = write_finder_dataset(args.dataset, args.out, progress)
+    except FileNotFoundError as error:
+        raise CommandError(str(error)) from error
+    except OSError as error:
+        raise CommandError(f"cannot write the finder's data: {error}") from error
+    print(json.dumps(summary))
     return 0
 
 
