@@ -203,7 +203,7 @@ class OnnxDetector(_SizedStage1):
         self.session = cpu_session(path, threads)
         self.input = self.session.get_inputs()[0].name
         meta = self.session.get_modelmeta().custom_metadata_map
-        self.names = _names_from_meta(meta)
+        self.names = names_from_meta(meta)
         self.imgsz, self.conf, self.iou, self.min_scale = imgsz, conf, iou, min_scale
 
     def run(self, image: npt.NDArray[np.uint8], size: int, conf: float) -> Boxes:
@@ -248,10 +248,11 @@ class UltralyticsDetector(_SizedStage1):
         )
 
 
-def _names_from_meta(meta: dict[str, Any]) -> tuple[str, ...]:
-    """Class names from ultralytics' ONNX metadata (a Python dict literal)."""
+def names_from_meta(meta: dict[str, Any], fallback: tuple[str, ...] = DETECTOR_CLASSES) -> tuple[str, ...]:
+    """Class names from ultralytics' ONNX metadata (a Python dict literal); ``fallback``
+    where it holds none."""
     try:
         names = ast.literal_eval(meta["names"])
         return tuple(names[i] for i in sorted(names))
     except (KeyError, ValueError, SyntaxError):
-        return DETECTOR_CLASSES
+        return fallback

@@ -21,30 +21,19 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
-from assistant.detect.backends import letterbox, surest_classes
+from assistant.detect.backends import FloatArray, letterbox, names_from_meta, surest_classes
 from assistant.detect.cpu_sessions import cpu_session
+from assistant.detect.labels import FINDER_CLASSES
 from assistant.detect.pipeline import CARD_FINDER_ONNX
 
-FloatArray = npt.NDArray[np.float32]
+__all__ = ["CORNERS", "FINDER_CLASSES", "CardFinder", "Outlines", "decode_outlines", "load_card_finder"]
+
 Quads = npt.NDArray[np.float64]  # (N, 4, 2)
-#: The finder's classes, in the order of its outputs; cards and backs carry corners.
-FINDER_CLASSES: tuple[str, ...] = (
-    "card",
-    "face_down",
-    "chips_white",
-    "chips_red",
-    "chips_blue",
-    "chips_green",
-    "chips_black",
-    "chips_purple",
-    "chips_yellow",
-)
 CORNERS = 4
 
 
@@ -70,9 +59,6 @@ class Outlines:
 
     def __len__(self) -> int:
         return len(self.conf)
-
-    def select(self, mask: npt.NDArray[np.bool_] | npt.NDArray[np.int64]) -> Outlines:
-        return Outlines(self.boxes[mask], self.quads[mask], self.conf[mask], self.cls[mask])
 
     def plus(self, other: Outlines) -> Outlines:
         return Outlines(
@@ -129,7 +115,7 @@ class CardFinder:
             or ast.literal_eval(meta.get("kpt_shape", "[4, 3]"))[0] != CORNERS
         ):
             raise ValueError(f"{path} is not a card finder (a pose model with a keypoint per card corner)")
-        self.names = _names(meta)
+        self.names = names_from_meta(meta, FINDER_CLASSES)
         self.imgsz, self.conf, self.iou = imgsz, conf, iou
 
     def run(self, image: npt.NDArray[np.uint8], size: int, conf: float, iou: float) -> Outlines:
@@ -163,11 +149,3 @@ def load_card_finder(models: Path, threads: int = 0) -> CardFinder | None:
     searches view by view)."""
     path = models / CARD_FINDER_ONNX
     return CardFinder(path, threads=threads) if path.is_file() else None
-
-
-def _names(meta: dict[str, Any]) -> tuple[str, ...]:
-    try:
-        names = ast.literal_eval(meta["names"])
-        return tuple(names[i] for i in sorted(names))
-    except (KeyError, ValueError, SyntaxError):
-        return FINDER_CLASSES

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 #: Classes of the stage-1 detector, in the order of ``dealer-assistant synth dataset``.
 CHIP_COLOURS: tuple[str, ...] = ("white", "red", "blue", "green", "black", "purple", "yellow")
+#: Classes of the card finder (a pose model of whole photos; cards and backs carry corners).
+FINDER_CLASSES: tuple[str, ...] = ("card", "face_down", *(f"chips_{c}" for c in CHIP_COLOURS))
 DETECTOR_CLASSES: tuple[str, ...] = (
     "card",
     "index",

@@ -345,6 +345,13 @@ class PhotoDetector:
         names = self.zones.detector.names
         self._card, self._back = names.index("card"), names.index("face_down")
         self._chips = {i: n.removeprefix("chips_") for i, n in enumerate(names) if n.startswith("chips_")}
+        self._chip_class = {f"chips_{colour}": i for i, colour in self._chips.items()}
+        #: the reporting bars: a finder's candidates are whole cards, so its own sure bar
+        self._bars = (
+            self.settings
+            if finder is None
+            else replace(self.settings, sure_confidence=self.settings.finder_sure_confidence)
+        )
 
     @classmethod
     def load(cls, models: Path = MODELS_DIR, *, threads: int = 0, search: bool = False) -> PhotoDetector:
@@ -366,9 +373,9 @@ class PhotoDetector:
         if self.finder is None:
             found = self._sweep(small)
             cards = merge(found.cards, self.settings.merge_iou, self.settings.max_candidates)
-        else:  # its boxes are one per card already (fanned cards' boxes overlap more than merge_iou)
+        else:  # merged by its own overlap (fanned cards' outlines overlap more than merge_iou)
             found = self._find(small, self.finder)
-            cards = sorted(found.cards, key=lambda c: -c.conf)[: self.settings.max_candidates]
+            cards = found.cards
         out = Detection(name)
         out.cards = self._read(small, cards)
         scale = card_view_scale(out.cards, cards)
@@ -439,11 +446,11 @@ class PhotoDetector:
             outlines.quads, outlines.boxes, outlines.conf, outlines.cls, strict=True
         ):
             name = finder.names[int(k)]
-            if name.startswith("chips_"):
-                cls = next((i for i, n in self._chips.items() if n == name.removeprefix("chips_")), None)
-                if cls is not None:
-                    b = bounds(box_corners(tuple(box)), image.shape)
-                    found.chips.append((Candidate(box_corners(b), float(conf), cls, _IDENTITY, b), None))
+            if name in self._chip_class:
+                b = bounds(box_corners(tuple(box)), image.shape)
+                found.chips.append(
+                    (Candidate(box_corners(b), float(conf), self._chip_class[name], _IDENTITY, b), None)
+                )
                 continue
             if name not in ("card", "face_down"):
                 continue
@@ -453,7 +460,7 @@ class PhotoDetector:
             cls = self._card if name == "card" else self._back
             cand = Candidate(hull(quad), float(conf), cls, m, (0.0, 0.0, *size))
             (found.cards if name == "card" else found.backs).append(cand)
-        found.cards = merge(found.cards, s.finder_merge_iou, len(found.cards))
+        found.cards = merge(found.cards, s.finder_merge_iou, s.max_candidates)
         found.backs = merge(found.backs, s.finder_merge_iou, len(found.backs))
         return found
 
@@ -480,10 +487,7 @@ class PhotoDetector:
         # one card read twice (from two views) counts once, as do boxes that nearly coincide;
         # the bars for reporting are applied once, last (an unsure card only ever yields to surer ones)
         cards = suppress_duplicates(cards, same_card_iou=SAME_CARD_IOU)
-        bars = self.settings
-        if self.finder is not None:
-            bars = replace(bars, sure_confidence=bars.finder_sure_confidence)
-        return reported(without_parts(cards, bars), bars)
+        return reported(without_parts(cards, self._bars), self._bars)
 
     def _refit(self, image: Image, m: Affine, card: Card) -> tuple[Affine, Card]:
         """Where a card read in a patch is off its place (the sweep's box was too big, too

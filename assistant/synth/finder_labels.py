@@ -26,10 +26,9 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from assistant.detect.labels import CHIP_COLOURS
+from assistant.detect.labels import FINDER_CLASSES
 
 Corners = npt.NDArray[np.float64]  # (4, 2): going round a card, the first two ending a short side
-FINDER_NAMES: tuple[str, ...] = ("card", "face_down", *(f"chips_{c}" for c in CHIP_COLOURS))
 KEYPOINTS = 4
 JPEG_QUALITY = 92
 SPLITS = ("train", "val", "test")
@@ -85,13 +84,13 @@ def pose_lines(truth: dict[str, Any]) -> tuple[list[str], int]:
             if not stands_up(corners):
                 across += 1
                 continue
-            cls = FINDER_NAMES.index(o["kind"])
+            cls = FINDER_CLASSES.index(o["kind"])
             ordered = corner_order(corners)
             inside = (ordered[:, 0] >= 0) & (ordered[:, 0] <= w) & (ordered[:, 1] >= 0) & (ordered[:, 1] <= h)
             keypoints[:, :2] = np.where(inside[:, None], ordered / [w, h], 0.0)
             keypoints[:, 2] = np.where(inside, 2.0, 0.0)  # a corner off the image is not labelled
         elif o["kind"] == "chips":
-            cls = FINDER_NAMES.index(f"chips_{o['colour']}")
+            cls = FINDER_CLASSES.index(f"chips_{o['colour']}")
         else:
             continue
         x1, y1, x2, y2 = o["box"]
@@ -145,7 +144,7 @@ def write_finder_dataset(
             if progress is not None:
                 progress(done, total)
         summary["images"][split] = written
-    names = "".join(f"  {i}: {n}\n" for i, n in enumerate(FINDER_NAMES))
+    names = "".join(f"  {i}: {n}\n" for i, n in enumerate(FINDER_CLASSES))
     splits = "".join(f"{s}: images/{s}\n" for s in SPLITS if truths[s])
     (out / "data.yaml").write_text(
         f"path: {out.resolve()}\n{splits}kpt_shape: [{KEYPOINTS}, 3]\nnames:\n{names}"

@@ -10,8 +10,8 @@ import cv2
 import numpy as np
 import pytest
 
+from assistant.detect.labels import FINDER_CLASSES
 from assistant.synth.finder_labels import (
-    FINDER_NAMES,
     corner_order,
     pose_lines,
     stands_up,
@@ -55,7 +55,7 @@ def test_only_cards_standing_within_45_degrees_of_upright_are_labelled() -> None
 def test_a_label_holds_the_box_and_the_ordered_corners_normalised() -> None:
     (line,), _ = pose_lines(_truth(_card(STANDING)))
     values = [float(v) for v in line.split()]
-    assert values[0] == FINDER_NAMES.index("card")
+    assert values[0] == FINDER_CLASSES.index("card")
     assert np.allclose(values[1:5], [48 / 200, 40 / 100, 44 / 200, 60 / 100])
     keypoints = np.array(values[5:]).reshape(4, 3)
     assert np.allclose(keypoints[:, :2] * [200, 100], STANDING, atol=1e-3)
@@ -79,8 +79,8 @@ def test_backs_chips_and_unlabelled_cards() -> None:
     }
     lines, _ = pose_lines(_truth(_card(STANDING, kind="face_down"), chips, _card(STANDING, labelled=False)))
     assert [int(line.split()[0]) for line in lines] == [
-        FINDER_NAMES.index("face_down"),
-        FINDER_NAMES.index("chips_red"),
+        FINDER_CLASSES.index("face_down"),
+        FINDER_CLASSES.index("chips_red"),
     ]
     assert all(float(v) == 0 for v in lines[1].split()[5:])  # a stack has no corners
 
