@@ -119,10 +119,7 @@ def test_a_big_photo_is_read_shrunk_and_its_boxes_come_back_in_its_own_pixels(ph
 
 
 def test_a_table_with_no_cards_gives_no_cards(photo: PhotoDetector) -> None:
-    rng = np.random.default_rng(7)
-    felt = np.full((480, 640, 3), (40, 110, 40), np.uint8)
-    felt = np.clip(felt + rng.normal(0, 6, felt.shape), 0, 255).astype(np.uint8)
-    found = photo.detect(felt, "felt")
+    found = photo.detect(_felt(), "felt")
     assert found.cards == [] and found.face_down == [] and found.chips == []
 
 
@@ -165,6 +162,13 @@ def test_enlarged_scales_every_box() -> None:
     d = Detection("x", [Card("Qh", (1.0, 2.0, 3.0, 4.0), 0.9)], [(0.0, 0.0, 1.0, 1.0)])
     big = enlarged(d, 2.0)
     assert big.cards[0].box == (2.0, 4.0, 6.0, 8.0) and big.face_down == [(0.0, 0.0, 2.0, 2.0)]
+
+
+def _felt() -> npt.NDArray[np.uint8]:
+    """An empty green table, 640 x 480, with a little noise."""
+    rng = np.random.default_rng(7)
+    felt = np.full((480, 640, 3), (40, 110, 40), np.uint8)
+    return np.clip(felt + rng.normal(0, 6, felt.shape), 0, 255).astype(np.uint8)
 
 
 def _area(quad: npt.NDArray[np.float64]) -> float:

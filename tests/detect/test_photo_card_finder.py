@@ -16,7 +16,7 @@ from assistant.detect.card_finder import CardFinder, load_card_finder
 from assistant.detect.photo import PhotoDetector
 from assistant.detect.pipeline import CARD_FINDER_ONNX, MODELS_DIR, read_image
 
-from .test_photo import _on, _photo_of_zone, _right
+from .test_photo import _felt, _on, _photo_of_zone, _right
 
 CLOSE_UP = Path(__file__).parent / "fixtures" / "photos" / "closeup_kc_and_a_back.jpg"  # the Kc and a back
 
@@ -84,10 +84,7 @@ def test_the_close_up_seen_through_a_camera_leaning_towards_it_is_read(photo: Ph
 
 
 def test_a_table_with_no_cards_gives_nothing(photo: PhotoDetector) -> None:
-    rng = np.random.default_rng(7)
-    felt = np.full((480, 640, 3), (40, 110, 40), np.uint8)
-    felt = np.clip(felt + rng.normal(0, 6, felt.shape), 0, 255).astype(np.uint8)
-    found = photo.detect(felt, "felt")
+    found = photo.detect(_felt(), "felt")
     assert found.cards == [] and found.face_down == [] and found.chips == []
 
 
