@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -14,7 +15,7 @@ import pytest
 from assistant.detect.backends import box_iou
 from assistant.detect.card_finder import CardFinder, load_card_finder
 from assistant.detect.photo import PhotoDetector
-from assistant.detect.pipeline import CARD_FINDER_ONNX, MODELS_DIR, read_image
+from assistant.detect.pipeline import CARD_FINDER_ONNX, MODELS_DIR, Card, read_image
 
 from .test_photo import _felt, _on, _photo_of_zone, _right
 
@@ -61,13 +62,13 @@ def test_each_card_from_the_finder_is_read_both_ways_up(
     """The finder's corner order stands about half the cards on their heads, where the index
     at the top may be the one a fan covers: every patch is also read turned half round."""
     angles: list[float] = []
-    read_patch = photo._read_patch
+    patch_cards = photo._patch_cards
 
     def spy(image: np.ndarray, m: np.ndarray) -> object:
         angles.append(float(np.degrees(np.arctan2(m[1, 0], m[0, 0]))) % 360.0)
-        return read_patch(image, m)
+        return patch_cards(image, m)
 
-    monkeypatch.setattr(photo, "_read_patch", spy)
+    monkeypatch.setattr(photo, "_patch_cards", spy)
     assert [c.card for c in photo.detect(read_image(CLOSE_UP)).cards] == ["Kc"]
     assert len(angles) >= len(photo.settings.finder_turns)
     for a in angles:
@@ -134,3 +135,30 @@ def test_a_corrupt_card_finder_is_reported_in_one_line(tmp_path: Path) -> None:
 def test_a_model_that_is_no_card_finder_is_refused() -> None:
     with pytest.raises(ValueError, match="not a card finder"):
         CardFinder(MODELS_DIR / "detector.onnx")
+
+
+def test_a_card_is_named_by_the_votes_of_all_its_patches_not_by_its_surest_read(
+    photo: PhotoDetector, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every card read in any patch votes where it lies: the king read very surely as a
+    queen in one of its patches and as itself in the others is the king; named by its
+    surest read alone (before stop 42) it would be the queen."""
+    image = read_image(CLOSE_UP)
+    patch_cards = photo._patch_cards
+    truth = json.loads(CLOSE_UP.with_suffix(".json").read_text())
+    kc = next(np.asarray(o["corners"], np.float64) for o in truth["objects"] if o.get("card") == "Kc")
+
+    def misread_first(image: np.ndarray, m: np.ndarray) -> list[Card]:
+        cards = patch_cards(image, m)
+        if not calls and any(c.card == "Kc" and box_iou(c.box, photo._expected) >= 0.5 for c in cards):
+            cards = [Card("Qc", c.box, 0.999) if c.card == "Kc" else c for c in cards]
+            calls.append(m)  # the first patch to read the king in its middle reads a queen
+        return cards
+
+    monkeypatch.setattr(photo, "_patch_cards", misread_first)
+    calls: list[np.ndarray] = []
+    found = photo.detect(image, "closeup").cards
+    assert [c.card for c in found] == ["Kc"] and _on(found[0], kc)
+    calls.clear()
+    monkeypatch.setattr(photo, "settings", replace(photo.settings, finder_min_votes=None))
+    assert [c.card for c in photo.detect(image, "closeup").cards] == ["Qc"]
