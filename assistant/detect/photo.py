@@ -183,10 +183,13 @@ class PhotoSettings:
     card_box_conf: float | None = None
     #: with a card finder (:mod:`assistant.detect.card_finder`): the input size (long
     #: side) the photo is brought to for it (chosen on the validation close-ups: F1 0.635
-    #: at 480 against 0.609 at 320, the size it was trained at), and the confidence its
-    #: boxes count from
+    #: at 480 against 0.609 at 320, the size it was trained at; with the votes 0.763 on
+    #: ``photos_a`` val against 0.707 at 640 and 0.702 at 800), and the confidence its
+    #: boxes count from: low, since the votes of every candidate's patches name the cards
+    #: and their bar guards the report (validation close-ups of both sets, stop 42: F1
+    #: 0.786 at 0.1 against 0.767 at 0.25; backs and stacks answer to ``extra_conf``)
     finder_size: int = 480
-    finder_conf: float = 0.25
+    finder_conf: float = 0.1
     finder_iou: float = 0.7  # its boxes of one class overlapping more are one object (in one run)
     finder_merge_iou: float = 0.7  # outlines of its two runs overlapping more are one card
     #: ``sure_confidence`` for cards read from the finder's corners: its candidates are

@@ -142,7 +142,7 @@ def test_a_card_is_named_by_the_votes_of_all_its_patches_not_by_its_surest_read(
 ) -> None:
     """Every card read in any patch votes where it lies: the king read very surely as a
     queen in one of its patches and as itself in the others is the king; named by its
-    surest read alone (before stop 42) it would be the queen."""
+    surest read alone (stop 41's settings) it would be the queen."""
     image = read_image(CLOSE_UP)
     patch_cards = photo._patch_cards
     truth = json.loads(CLOSE_UP.with_suffix(".json").read_text())
@@ -160,5 +160,19 @@ def test_a_card_is_named_by_the_votes_of_all_its_patches_not_by_its_surest_read(
     found = photo.detect(image, "closeup").cards
     assert [c.card for c in found] == ["Kc"] and _on(found[0], kc)
     calls.clear()
-    monkeypatch.setattr(photo, "settings", replace(photo.settings, finder_min_votes=None))
+    before = replace(photo.settings, finder_min_votes=None, finder_conf=0.25)  # as in stop 41
+    monkeypatch.setattr(photo, "settings", before)
     assert [c.card for c in photo.detect(image, "closeup").cards] == ["Qc"]
+
+
+def test_the_finders_unsure_boxes_vote_but_a_card_read_only_there_is_not_reported(
+    photo: PhotoDetector, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The finder's boxes count from 0.1: their patches add votes, and the votes' bar keeps
+    out what only they read (here the back, read as a card where each candidate is named
+    by its own surest read)."""
+    assert photo.settings.finder_conf <= 0.1
+    image = read_image(CLOSE_UP)
+    assert [c.card for c in photo.detect(image).cards] == ["Kc"]
+    monkeypatch.setattr(photo, "settings", replace(photo.settings, finder_min_votes=None))
+    assert len(photo.detect(image).cards) > 1
