@@ -509,15 +509,12 @@ class PhotoDetector:
         """Each candidate card read in patches where it stands upright at zone-crop size,
         turned by each of ``turns`` (a little each way: the sweep's angles are coarse; and
         half round, for the finder's cards); the surest read counts."""
-        size = self.settings.patch
         cards: list[Card] = []
         for c in candidates:
-            m0 = patch_transform(c, size)
-            reads = [self._read_patch(image, turn(m0, a, size)) for a in turns]
-            found = [r for r in reads if r is not None]
-            if not found:
+            _, surest = self._turned_reads(image, c, turns)
+            if surest is None:
                 continue
-            m, best = self._refit(image, *max(found, key=lambda r: r[1].confidence))
+            m, best = self._refit(image, *surest)
             cards.append(Card(best.card, bounds(back_to_photo(m, best.box), image.shape), best.confidence))
         # one card read twice (from two views) counts once, as do boxes that nearly coincide;
         # the bars for reporting are applied once, last (an unsure card only ever yields to surer ones)
@@ -533,10 +530,10 @@ class PhotoDetector:
         s = self.settings
         w, h = s.patch
         reads: list[PatchRead] = []
-        patches = itertools.count()
+        numbers = itertools.count()
 
         def vote(m: Affine, cards: list[Card]) -> None:
-            number = next(patches)
+            number = next(numbers)
             for card in cards:
                 x1, y1, x2, y2 = card.box
                 inside = min(x1, y1, w - x2, h - y2) > s.vote_margin
@@ -545,20 +542,32 @@ class PhotoDetector:
                     reads.append(PatchRead(number, Card(card.card, box, card.confidence)))
 
         for c in candidates:
-            m0 = patch_transform(c, s.patch)
-            surest: tuple[Affine, Card] | None = None
-            for angle in s.finder_turns:
-                m = turn(m0, angle, s.patch)
-                cards = self._patch_cards(image, m)
+            patches, surest = self._turned_reads(image, c, s.finder_turns)
+            for m, cards in patches:
                 vote(m, cards)
-                own = self._own_card(cards)
-                if own is not None and (surest is None or own.confidence > surest[1].confidence):
-                    surest = (m, own)
             if surest is not None and self._off(surest[1]) > s.refit_off:
                 m = recentre(surest[0], surest[1].box, s.patch)
                 vote(m, self._patch_cards(image, m))
         cards = named_by_vote(reads, s.vote_place_iou, min_votes)
         return without_parts(cards, self._bars)
+
+    def _turned_reads(
+        self, image: Image, c: Candidate, turns: tuple[float, ...]
+    ) -> tuple[list[tuple[Affine, list[Card]]], tuple[Affine, Card] | None]:
+        """The cards read in each of the candidate's patches (upright at zone-crop size,
+        turned by each of ``turns``), and the surest of the patches' own cards with its
+        patch's map (None where no patch reads a card in its middle)."""
+        m0 = patch_transform(c, self.settings.patch)
+        patches: list[tuple[Affine, list[Card]]] = []
+        surest: tuple[Affine, Card] | None = None
+        for angle in turns:
+            m = turn(m0, angle, self.settings.patch)
+            cards = self._patch_cards(image, m)
+            patches.append((m, cards))
+            own = self._own_card(cards)
+            if own is not None and (surest is None or own.confidence > surest[1].confidence):
+                surest = (m, own)
+        return patches, surest
 
     def _off(self, card: Card) -> float:
         """How far a card read in a patch lies off the patch's own card, as a share of a
