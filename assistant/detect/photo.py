@@ -215,6 +215,19 @@ class PhotoSettings:
     #: many px from its edge (one cut by the edge may be read as another card); 12 px read
     #: as well on the validation close-ups (0.766)
     vote_margin: float = 4.0
+    #: the card finder's chip stacks are reported from this confidence (its backs, like the
+    #: search's boxes, from ``extra_conf``). Chosen on 237 validation close-ups of
+    #: ``photos_v2`` (stacks F1 0.40 at 0.5, 0.48 at 0.4, 0.51 at 0.3, 0.505 at 0.25) and
+    #: checked on the 120 of the validation pool: 0.405 -> 0.495 (stop 43)
+    finder_chip_conf: float = 0.3
+    #: a card candidate of the finder whose upright and half-turned patches read no card in
+    #: their middle and show stage 1 a face-down card there this sure (and by
+    #: ``finder_back_margin`` surer than a face-up card box) is a back (None: never).
+    #: Chosen on the 237 validation close-ups of ``photos_v2`` (backs F1 0.145 -> 0.357;
+    #: 0.35 with no margin) and checked on the 120 of the validation pool: 0.343 -> 0.426
+    #: (stop 43)
+    finder_back_conf: float | None = 0.3
+    finder_back_margin: float = 0.2
 
 
 @dataclass
@@ -406,15 +419,20 @@ class PhotoDetector:
             found = self._find(small, self.finder)
             cards = found.cards
         out = Detection(name)
+        unread_backs: list[Candidate] = []  # the finder's cards whose patches show a back
         if self.finder is None:
             out.cards = self._read(small, cards, self.settings.turns)
         elif self.settings.finder_min_votes is None:
             out.cards = self._read(small, cards, self.settings.finder_turns)
         else:
-            out.cards = self._voted(small, cards, self.settings.finder_min_votes)
+            out.cards, unread_backs = self._voted(small, cards, self.settings.finder_min_votes)
         scale = card_view_scale(out.cards, cards)
-        out.face_down = self._backs(small, self._at_card_scale(found.backs, scale), out.cards)
-        out.chips = self._chip_stacks(small, found.chips, scale, [c.box for c in out.cards] + out.face_down)
+        backs = self._at_card_scale(found.backs, scale, self.settings.extra_conf) + unread_backs
+        out.face_down = self._backs(small, backs, out.cards)
+        chip_conf = self.settings.extra_conf if self.finder is None else self.settings.finder_chip_conf
+        out.chips = self._chip_stacks(
+            small, found.chips, scale, [c.box for c in out.cards] + out.face_down, chip_conf
+        )
         return enlarged(out, 1.0 / shrink) if shrink < 1.0 else out
 
     def _stage1(self, image: Image, conf: float, whole: bool = False) -> Boxes:
@@ -521,12 +539,15 @@ class PhotoDetector:
         cards = suppress_duplicates(cards, same_card_iou=SAME_CARD_IOU)
         return reported(without_parts(cards, self._bars), self._bars)
 
-    def _voted(self, image: Image, candidates: list[Candidate], min_votes: float) -> list[Card]:
+    def _voted(
+        self, image: Image, candidates: list[Candidate], min_votes: float
+    ) -> tuple[list[Card], list[Candidate]]:
         """Each candidate card read as in :meth:`_read`: in patches turned by each of
         ``finder_turns``, and again in a patch fitted to its surest read where that is off
         its place. Every card read in them (the patch's own, and those lying wholly inside
         it) votes, and the places voted for surely are the cards
-        (:func:`~assistant.detect.photo_votes.named_by_vote`)."""
+        (:func:`~assistant.detect.photo_votes.named_by_vote`). Also the candidates whose
+        patches show a face-down card (:meth:`_shows_a_back`), as backs."""
         s = self.settings
         w, h = s.patch
         reads: list[PatchRead] = []
@@ -541,6 +562,7 @@ class PhotoDetector:
                     box = bounds(back_to_photo(m, card.box), image.shape)
                     reads.append(PatchRead(number, Card(card.card, box, card.confidence)))
 
+        backs: list[Candidate] = []
         for c in candidates:
             patches, surest = self._turned_reads(image, c, s.finder_turns)
             for m, cards in patches:
@@ -548,8 +570,32 @@ class PhotoDetector:
             if surest is not None and self._off(surest[1]) > s.refit_off:
                 m = recentre(surest[0], surest[1].box, s.patch)
                 vote(m, self._patch_cards(image, m))
+            if self._shows_a_back(
+                image, [p for t, p in zip(s.finder_turns, patches, strict=True) if t in (0, 180)]
+            ):
+                backs.append(replace(c, cls=self._back))
         cards = named_by_vote(reads, s.vote_place_iou, min_votes)
-        return without_parts(cards, self._bars)
+        return without_parts(cards, self._bars), backs
+
+    def _shows_a_back(self, image: Image, patches: list[tuple[Affine, list[Card]]]) -> bool:
+        """Whether a finder's card candidate is a face-down card: each of its ``patches``
+        (the upright one and the one turned half round) reads no card in its middle, and
+        stage 1 sees a face-down card there, at least ``finder_back_conf`` sure and
+        ``finder_back_margin`` surer than a face-up card box in the same place. The
+        finder takes most backs of close-ups for face-up cards (validation close-ups:
+        11 of 51 backs boxed as backs, 24 as face-up cards only)."""
+        s = self.settings
+        if s.finder_back_conf is None or not patches:
+            return False
+        for m, cards in patches:
+            if self._own_card(cards) is not None:
+                return False
+            patch = cv2.warpAffine(image, m, s.patch, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            boxes = self.zones.detector(np.asarray(patch, np.uint8))
+            back, card = (self._in_middle(boxes, k) for k in (self._back, self._card))
+            if back < s.finder_back_conf or back < card + s.finder_back_margin:
+                return False
+        return True
 
     def _turned_reads(
         self, image: Image, c: Candidate, turns: tuple[float, ...]
@@ -568,6 +614,19 @@ class PhotoDetector:
             if own is not None and (surest is None or own.confidence > surest[1].confidence):
                 surest = (m, own)
         return patches, surest
+
+    def _in_middle(self, boxes: Boxes, cls: int) -> float:
+        """The confidence of the surest stage-1 box of class ``cls`` on a patch's own card
+        (overlapping its place by ``patch_iou``); 0 where none."""
+        return max(
+            (
+                float(conf)
+                for box, conf, k in zip(boxes.xyxy, boxes.conf, boxes.cls, strict=True)
+                if int(k) == cls
+                and box_iou(tuple(map(float, box)), self._expected) >= self.settings.patch_iou
+            ),
+            default=0.0,
+        )
 
     def _off(self, card: Card) -> float:
         """How far a card read in a patch lies off the patch's own card, as a share of a
@@ -611,18 +670,16 @@ class PhotoDetector:
         patch = cv2.warpAffine(image, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         return self.zones.detect(np.asarray(patch, np.uint8), reread=False).cards
 
-    def _at_card_scale(self, candidates: list[Candidate], scale: float | None) -> list[Candidate]:
-        """The ``candidates`` from ``extra_conf`` on, found in views whose scale lies within
-        ``extra_scale`` of ``scale`` (the one showing the photo's read cards at zone-crop
-        size); none where no card was read (``scale`` None)."""
+    def _at_card_scale(
+        self, candidates: list[Candidate], scale: float | None, conf: float
+    ) -> list[Candidate]:
+        """The ``candidates`` from confidence ``conf`` on, found in views whose scale lies
+        within ``extra_scale`` of ``scale`` (the one showing the photo's read cards at
+        zone-crop size); none where no card was read (``scale`` None)."""
         if scale is None:
             return []
         lo, hi = self.settings.extra_scale
-        return [
-            c
-            for c in candidates
-            if c.conf >= self.settings.extra_conf and lo <= view_scale(c.view) / scale <= hi
-        ]
+        return [c for c in candidates if c.conf >= conf and lo <= view_scale(c.view) / scale <= hi]
 
     def _backs(self, image: Image, backs: list[Candidate], cards: list[Card]) -> list[BoxT]:
         kept = merge(backs, self.settings.merge_iou, self.settings.max_candidates)
@@ -641,11 +698,13 @@ class PhotoDetector:
         chips: list[tuple[Candidate, int | None]],
         scale: float | None,
         cards: list[BoxT],
+        conf: float,
     ) -> list[ChipStack]:
-        """The chip stacks found at the read cards' scale, less those lying on a card, face
-        up or down (``chips_on_card``: a pip, a back's pattern) or inside a surer stack."""
+        """The chip stacks found at the read cards' scale from confidence ``conf`` on, less
+        those lying on a card, face up or down (``chips_on_card``: a pip, a back's pattern)
+        or inside a surer stack."""
         count_of = {id(c): n for c, n in chips}
-        near = self._at_card_scale([c for c, _ in chips], scale)
+        near = self._at_card_scale([c for c, _ in chips], scale, conf)
         kept = merge(near, self.settings.merge_iou, self.settings.max_candidates)
         stacks = [
             ChipStack(self._chips[c.cls], count_of[id(c)], bounds(c.quad, image.shape), c.conf) for c in kept

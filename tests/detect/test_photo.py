@@ -303,8 +303,8 @@ def test_backs_and_stacks_count_only_from_views_near_the_read_cards_scale(photo:
     near = _candidate((10.0, 10.0, 73.0, 98.0), 0.9, 0.5, 2)
     enlarged_view = _candidate((40.0, 40.0, 103.0, 128.0), 0.9, 2.0, 2)
     unsure = _candidate((200.0, 10.0, 263.0, 98.0), settings.extra_conf - 0.01, 0.5, 2)
-    assert photo._at_card_scale([near, enlarged_view, unsure], 0.5) == [near]
-    assert photo._at_card_scale([near], None) == []  # no card read: no scale to trust
+    assert photo._at_card_scale([near, enlarged_view, unsure], 0.5, settings.extra_conf) == [near]
+    assert photo._at_card_scale([near], None, settings.extra_conf) == []  # no card read: no scale to trust
 
 
 def test_a_chip_stack_on_a_card_or_a_back_or_inside_a_surer_stack_is_not_reported(
@@ -316,7 +316,7 @@ def test_a_chip_stack_on_a_card_or_a_back_or_inside_a_surer_stack_is_not_reporte
     inner = _candidate((105.0, 105.0, 135.0, 140.0), 0.7, 1.0, red)  # part of it, less sure
     on_card = _candidate((300.0, 100.0, 345.0, 150.0), 0.9, 1.0, red)  # a pip of the card below
     card = (290.0, 80.0, 360.0, 180.0)
-    stacks = photo._chip_stacks(image, [(lone, 5), (inner, 3), (on_card, 4)], 1.0, [card])
+    stacks = photo._chip_stacks(image, [(lone, 5), (inner, 3), (on_card, 4)], 1.0, [card], 0.5)
     assert [(s.colour, s.count, s.box) for s in stacks] == [("red", 5, (100.0, 100.0, 145.0, 150.0))]
 
 

@@ -14,12 +14,14 @@ import pytest
 
 from assistant.detect.backends import box_iou
 from assistant.detect.card_finder import CardFinder, load_card_finder
-from assistant.detect.photo import PhotoDetector
+from assistant.detect.photo import Candidate, PhotoDetector, box_corners
 from assistant.detect.pipeline import CARD_FINDER_ONNX, MODELS_DIR, Card, read_image
 
 from .test_photo import _felt, _on, _photo_of_zone, _right
 
 CLOSE_UP = Path(__file__).parent / "fixtures" / "photos" / "closeup_kc_and_a_back.jpg"  # the Kc and a back
+#: kde-nicu-white's back (a fan of aces drawn on it) beside the 8d and the 7h (photos_v2 val 000056)
+PICTURE_BACK = Path(__file__).parent / "fixtures" / "photos" / "closeup_nicu_back_8d_7h.jpg"
 
 
 @pytest.fixture(scope="module")
@@ -176,3 +178,50 @@ def test_the_finders_unsure_boxes_vote_but_a_card_read_only_there_is_not_reporte
     assert [c.card for c in photo.detect(image).cards] == ["Kc"]
     monkeypatch.setattr(photo, "settings", replace(photo.settings, finder_min_votes=None))
     assert len(photo.detect(image).cards) > 1
+
+
+def test_the_finders_chip_stacks_count_from_their_own_bar_its_backs_from_extra_conf(
+    photo: PhotoDetector, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The finder's stacks are reported from ``finder_chip_conf`` (validation close-ups:
+    stacks F1 0.405 -> 0.495 against the shared ``extra_conf``); a back as unsure as that
+    is not (reporting the finder's unsure backs lost on the same photos)."""
+    s = photo.settings
+    assert s.finder_chip_conf < s.extra_conf
+    between = (s.finder_chip_conf + s.extra_conf) / 2
+    image = read_image(CLOSE_UP)
+    find = photo._find
+    # away from the Kc and its back
+    stack_box, back_box = (60.0, 60.0, 110.0, 120.0), (60.0, 950.0, 240.0, 1200.0)
+    red = photo.zones.detector.names.index("chips_red")
+
+    def with_unsure_boxes(picture: np.ndarray, finder: CardFinder) -> object:
+        found = find(picture, finder)
+        found.chips.append((Candidate(box_corners(stack_box), between, red, np.eye(2, 3), stack_box), None))
+        found.backs.append(Candidate(box_corners(back_box), between, photo._back, np.eye(2, 3), back_box))
+        return found
+
+    monkeypatch.setattr(photo, "_find", with_unsure_boxes)
+    found = photo.detect(image, "closeup")
+    assert [c.card for c in found.cards] == ["Kc"]
+    assert [(c.colour, c.box) for c in found.chips] == [("red", stack_box)]
+    assert all(box_iou(b, back_box) < 0.5 for b in found.face_down)
+    monkeypatch.setattr(photo, "settings", replace(s, finder_chip_conf=s.extra_conf))
+    assert photo.detect(image, "closeup").chips == []
+
+
+def test_a_back_the_finder_boxes_as_a_face_up_card_is_reported_face_down(
+    photo: PhotoDetector, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The finder boxes this back as a face-up card. Its upright and half-turned patches
+    read no card in their middle and stage 1 sees a back there, so it is a face-down card;
+    without that rule (``finder_back_conf`` None) it is not reported at all."""
+    truth = json.loads(PICTURE_BACK.with_suffix(".json").read_text())
+    back = next(o["box"] for o in truth["objects"] if o["kind"] == "face_down")
+    image = read_image(PICTURE_BACK)
+    found = photo.detect(image, PICTURE_BACK.name)
+    assert "7h" in [c.card for c in found.cards]
+    assert len(found.face_down) == 1 and box_iou(found.face_down[0], back) > 0.5
+    assert all(box_iou(c.box, back) < 0.3 for c in found.cards)  # nor is it read as a card
+    monkeypatch.setattr(photo, "settings", replace(photo.settings, finder_back_conf=None))
+    assert photo.detect(image, PICTURE_BACK.name).face_down == []
