@@ -53,7 +53,10 @@ and half round. Since stop 42 the cards are then named by place, not candidate b
 candidate: every card read in any patch votes where it lies, and a deck holds each card
 once (:mod:`assistant.detect.photo_votes`). Its face-down cards and
 chip stacks are its own boxes (chip stacks carry no count: without a calibration the chip
-reader calls every stack unknown), kept by the rules of step 4's paragraph above.
+reader calls every stack unknown), kept by the rules of the paragraph above, its stacks
+from ``finder_chip_conf`` (stop 43). The finder takes most backs of close-ups for
+face-up cards, so a card candidate whose upright and half-turned patches read no card in
+their middle, where stage 1 sees a back, is a face-down card too (``finder_back_conf``).
 """
 
 from __future__ import annotations
