@@ -221,7 +221,7 @@ class PhotoSettings:
     #: the card finder's chip stacks are reported from this confidence (its backs, like the
     #: search's boxes, from ``extra_conf``). Chosen on 237 validation close-ups of
     #: ``photos_v2`` (stacks F1 0.40 at 0.5, 0.48 at 0.4, 0.51 at 0.3, 0.505 at 0.25) and
-    #: checked on the 120 of the validation pool: 0.405 -> 0.495 (stop 43)
+    #: checked on the 120 of the validation pool: 0.405 -> 0.485 (stop 43)
     finder_chip_conf: float = 0.3
     #: a card candidate of the finder whose upright and half-turned patches read no card in
     #: their middle and show stage 1 a face-down card there this sure (and by
