@@ -220,6 +220,17 @@ def save_records(records: Iterable[DeckRecord], path: Path) -> None:
     path.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", "utf-8")
 
 
+def designs(
+    records: Sequence[DeckRecord] | None = None,
+    *,
+    split: Split | None = None,
+    decks: DeckSet = DeckSet.STANDARD,
+) -> tuple[DeckRecord, ...]:
+    """The usable decks of ``split`` (all splits when None) in ``decks``, installed or not."""
+    records = load_records() if records is None else records
+    return tuple(r for r in records if r.usable and decks.admits(r) and (split is None or r.split is split))
+
+
 def installed_decks(
     records: Sequence[DeckRecord] | None = None,
     *,
@@ -230,8 +241,7 @@ def installed_decks(
 
     Raises :class:`DecksMissingError` with the command to run when none is installed.
     """
-    records = load_records() if records is None else records
-    chosen = [r for r in records if r.usable and decks.admits(r) and (split is None or r.split is split)]
+    chosen = designs(records, split=split, decks=decks)
     present = [r for r in chosen if r.installed()]
     if chosen and not present:
         if all(r.extra for r in chosen):

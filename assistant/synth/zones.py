@@ -41,7 +41,7 @@ import numpy.typing as npt
 from assistant.synth.backs import drawn_back
 from assistant.synth.camera import Camera
 from assistant.synth.dataset import SPLITS, run_jobs, split_of, write_data_yaml
-from assistant.synth.decks import DeckSet, installed_decks
+from assistant.synth.decks import DeckSet, designs, installed_decks
 from assistant.synth.labels import (
     CLASS_NAMES,
     MIN_INDEX_VISIBLE,
@@ -450,9 +450,13 @@ def write_zone_dataset(
         hand_splits = [(i, split) for i, split in hand_splits if split in only]
         if not hand_splits:
             raise ValueError(f"no hand falls in {', '.join(only)} with these --hands, --val and --test")
-    for split_name, split in SPLITS.items():
-        if not installed_decks(split=split, decks=deck_set) and any(s == split_name for _, s in hand_splits):
+    dealt = {s for _, s in hand_splits}
+    for split_name, split in SPLITS.items():  # what was asked for first, then what is installed
+        if split_name in dealt and not designs(split=split, decks=deck_set):
             raise ValueError(f"no {deck_set.value} deck is a {split_name} design: give --val 0 --test 0")
+    for split_name, split in SPLITS.items():
+        if split_name in dealt:
+            installed_decks(split=split, decks=deck_set)  # DecksMissingError: how to fetch them
         for sub in ("images", "labels", "truth"):
             (out / sub / split_name).mkdir(parents=True, exist_ok=True)
     per_split = dict.fromkeys(SPLITS, 0)

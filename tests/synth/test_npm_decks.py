@@ -98,11 +98,19 @@ def test_no_extra_deck_fetched_names_the_fetch_command(
         installed_decks(decks=DeckSet.EXTRA)
 
 
-def test_the_extra_decks_deal_no_validation_or_held_out_hands(tmp_path: Path) -> None:
+def test_the_extra_decks_deal_no_validation_or_held_out_hands(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Asking the extra decks for validation hands is an error whether or not they are
+    fetched (this machine has none: a fresh one); a train-only run asks to fetch them."""
+    monkeypatch.setenv("DEALER_DECKS", str(tmp_path / "nothing fetched"))
     with pytest.raises(ValueError, match="no extra deck is a val design"):
         random_script(1, 0, "val", deck_set=DeckSet.EXTRA)
     with pytest.raises(ValueError, match="give --val 0 --test 0"):
         write_zone_dataset(tmp_path / "z", 20, 1, val=0.5, test=0.0, deck_set=DeckSet.EXTRA)
+    with pytest.raises(decks.DecksMissingError, match="synth fetch-decks"):
+        write_zone_dataset(tmp_path / "z", 20, 1, val=0.0, test=0.0, deck_set=DeckSet.EXTRA)
+    assert not (tmp_path / "z" / "images").exists()  # nothing written before the error
 
 
 def test_rsvg_convert_draws_a_card_file_at_exactly_the_asked_size_with_its_outline(tmp_path: Path) -> None:
