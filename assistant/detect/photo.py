@@ -593,8 +593,7 @@ class PhotoDetector:
         for m, cards in patches:
             if self._own_card(cards) is not None:
                 return False
-            patch = cv2.warpAffine(image, m, s.patch, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-            boxes = self.zones.detector(np.asarray(patch, np.uint8))
+            boxes = self.zones.detector(self._patch(image, m))
             back, card = (self._in_middle(boxes, k) for k in (self._back, self._card))
             if back < s.finder_back_conf or back < card + s.finder_back_margin:
                 return False
@@ -666,12 +665,17 @@ class PhotoDetector:
         fits = [(iou, k) for iou, k in fits if iou >= self.settings.patch_iou]
         return max(fits, key=lambda f: f[0] * f[1].confidence)[1] if fits else None
 
+    def _patch(self, image: Image, m: Affine) -> Image:
+        """The patch that ``m`` warps from ``image`` (``patch`` pixels, the photo's edge
+        repeated beyond it)."""
+        size = self.settings.patch
+        patch = cv2.warpAffine(image, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        return np.asarray(patch, np.uint8)
+
     def _patch_cards(self, image: Image, m: Affine) -> list[Card]:
         """The cards the zone detector reads in the patch that ``m`` warps from ``image``,
         in patch pixels."""
-        size = self.settings.patch
-        patch = cv2.warpAffine(image, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        return self.zones.detect(np.asarray(patch, np.uint8), reread=False).cards
+        return self.zones.detect(self._patch(image, m), reread=False).cards
 
     def _at_card_scale(
         self, candidates: list[Candidate], scale: float | None, conf: float
