@@ -18,6 +18,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "assistant.engine_cli",
     "assistant.synth.cli",
     "assistant.detect.cli",
+    "assistant.detect.deck_cli",
     "assistant.vision.cli",
     "assistant.pipeline.cli",
     "assistant.dashboard.cli",

@@ -1,7 +1,7 @@
 """Evaluate the shipped detector on a renderer split (default: held-out decks, ``test``).
 
     nice python scripts/detect_evaluate.py --dataset /work/data/det_a [--split test]
-        [--models models] [--limit N] [--out models/metrics.json]
+        [--models models] [--limit N] [--deck ID] [--out models/metrics.json]
         [--confusion models/confusion_cards.png] [--no-map] [--zones [--memory] | --quick | --search]
 
 Whole images are read as ``dealer-assistant detect`` reads a photo (:mod:`assistant.detect.photo`:
@@ -107,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models", type=Path, default=MODELS_DIR)
     parser.add_argument("--imgsz", type=int, default=640)
     parser.add_argument("--limit", type=int)
+    parser.add_argument("--deck", help="only this deck design's images (e.g. with a learnt deck's --models)")
     parser.add_argument("--conf", type=float, default=DEFAULT_CONF)
     parser.add_argument("--out", type=Path)
     parser.add_argument("--confusion", type=Path)
@@ -145,7 +146,9 @@ def main(argv: list[str] | None = None) -> int:
         det = CardDetector.for_zones(args.models)
         finder = None if args.search else load_card_finder(args.models)
         detect = PhotoDetector(det, finder=finder).detect
-    report = evaluate(detect, args.dataset, args.split, args.limit, chips=True, memory=args.memory)
+    report = evaluate(
+        detect, args.dataset, args.split, args.limit, chips=True, memory=args.memory, deck=args.deck
+    )
     chip_reader = det.chip_reader
     chips = chip_reader_on_truth(
         lambda im, b: (
@@ -159,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     result: dict[str, Any] = {
         "dataset": str(args.dataset),
         "split": args.split,
+        **({"deck": args.deck} if args.deck else {}),
         "imgsz": args.imgsz,
         "mode": "zones"
         if args.zones

@@ -54,9 +54,11 @@ def load_detector(models: Path | None = None) -> tuple[ZoneDetector | None, str]
         return None, f"no detector model: {error}; camera reads are off, enter cards by hand"
     except Exception as error:  # a damaged model file: say so, the game goes on by hand
         return None, f"cannot load the detector from {folder}: {error}; enter cards by hand"
+    from assistant.detect.deck_learning import deck_note
     from assistant.pipeline.cli import DetectorAdapter
 
-    return DetectorAdapter(detector), f"detector loaded from {folder}"
+    note = deck_note(folder)
+    return DetectorAdapter(detector), f"detector loaded from {folder}" + (f"; {note}" if note else "")
 
 
 def load_counter(models: Path | None, calibration: Calibration) -> tuple[StackCounting | None, str]:

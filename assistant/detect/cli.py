@@ -224,27 +224,9 @@ def _train(args: argparse.Namespace) -> int:
 def _from_onnx(onnx_path: Path, out: Path) -> None:
     """Rebuild a reader checkpoint; an index reader's batch norms are calibrated on drawn
     corner indices so that it trains on from where it stood."""
-    from assistant.detect.crops import STRIP_SIZE
-    from assistant.detect.onnx_weights import (
-        calibrate_batch_norms,
-        index_calibration_crops,
-        reader_from_onnx,
-        save_reader_checkpoint,
-        strip_calibration_crops,
-    )
-    from assistant.detect.reader_model import reader_checkpoint
+    from assistant.detect.onnx_weights import checkpoint_from_onnx
 
-    reader = reader_from_onnx(onnx_path)
-    reads_cards = {"rank", "suit"} <= set(reader.head_names)
-    if reader.size == reader.width == 32 and reads_cards:
-        calibrate_batch_norms(reader, index_calibration_crops())
-        print("batch norms calibrated on 2,048 drawn corner indices")
-    elif reader.size == STRIP_SIZE[1] and reads_cards:  # a strip reader, or a face reader (72 wide)
-        calibrate_batch_norms(reader, strip_calibration_crops(reader.width))
-        print(f"batch norms calibrated on 2,048 drawn strips {reader.width} mm wide")
-    else:
-        print("batch norms not calibrated: exact in evaluation mode, approximate in training")
-    print(f"reader checkpoint: {save_reader_checkpoint(reader_checkpoint(reader), out)}")
+    print(checkpoint_from_onnx(onnx_path, out))
 
 
 def _export(args: argparse.Namespace) -> None:

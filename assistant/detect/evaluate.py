@@ -296,8 +296,10 @@ def evaluate(
     limit: int | None = None,
     chips: bool = False,
     memory: bool = False,
+    deck: str | None = None,
 ) -> Report:
-    """Card identity and more over a split's images. With ``memory`` (zone crops of ``synth
+    """Card identity and more over a split's images (only those of deck design ``deck``
+    when given, as a table that learnt its deck plays it). With ``memory`` (zone crops of ``synth
     zones``, named HAND_FRAME_ZONE) each zone of each hand is also read frame after frame
     through the camera pipeline's :class:`~assistant.pipeline.memory.CardMemory`, as a
     camera session names its cards (``Report.remembered``), and of those the ones the
@@ -315,6 +317,8 @@ def evaluate(
     memories = CardMemory() if memory else None
     for truth_path in _limited(sorted((dataset / "truth" / split).glob("*.json")), limit):
         truth = json.loads(truth_path.read_text())
+        if deck is not None and truth.get("deck") != deck:
+            continue
         image = cv2.imread(str(dataset / "images" / split / truth["image"]))
         if image is None:
             continue

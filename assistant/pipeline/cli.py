@@ -167,6 +167,10 @@ def _run_replay(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
         detector = DetectorAdapter(CardDetector.for_zones(args.models or MODELS_DIR))
     except ModelMissingError as error:
         raise CommandError(f"{error}: train one with 'dealer-assistant train' or restore models/") from None
+    from assistant.detect.deck_learning import deck_note
+
+    if note := deck_note(args.models or MODELS_DIR):
+        print(f"replay: {note}", file=sys.stderr)
     from assistant.detect.stack_counter import load_stack_counter
 
     try:

@@ -89,6 +89,12 @@ def register(subparsers: Any) -> None:
         help="deal from the Debian packages' decks (default), the extra npm training designs "
         "(synth fetch-decks; train only: give --val 0 --test 0), or both",
     )
+    zn.add_argument(
+        "--deck",
+        metavar="ID",
+        help="deal every hand from this one deck of decks.json (any split's), on its split's surfaces "
+        "(what `deck learn` learns a deck from)",
+    )
     zn.set_defaults(func=_zones)
 
     st = sub.add_parser(
@@ -215,6 +221,17 @@ def _writing(what: str) -> Iterator[None]:
         raise CommandError(f"cannot write {what}: {error}") from error
 
 
+@contextmanager
+def _deck_errors() -> Iterator[None]:
+    """An unknown or undrawable ``--deck`` as the command's clear error."""
+    from assistant.cli import CommandError
+
+    try:
+        yield
+    except ValueError as error:
+        raise CommandError(str(error)) from error
+
+
 def _hands_done(done: int, total: int) -> None:
     """Progress of a dataset run, every tenth hand, on stderr."""
     if done == total or done % 10 == 0:
@@ -237,11 +254,13 @@ def _zones(args: argparse.Namespace) -> int:
         raise CommandError("--val and --test must be fractions that leave some training hands")
     if not 0 <= args.random_backs <= 1:
         raise CommandError("--random-backs must be a share from 0 to 1")
+    if args.deck is not None and (args.chips or args.decks != "standard"):
+        raise CommandError("--deck deals one deck's hands: not with --chips or --decks")
     hand_splits = {split_of(i, args.hands, args.val, args.test) for i in range(args.hands)}
     if args.only and not hand_splits & set(args.only):
         raise CommandError(f"no hand falls in {', '.join(args.only)} with these --hands, --val and --test")
 
-    with _writing("the dataset"):
+    with _writing("the dataset"), _deck_errors():
         summary = write_zone_dataset(
             args.out,
             args.hands,
@@ -256,6 +275,7 @@ def _zones(args: argparse.Namespace) -> int:
             drawn_backs=args.random_backs,
             only=args.only,
             deck_set=DeckSet(args.decks),
+            deck_id=args.deck,
         )
     print(json.dumps(summary["crops"]))
     return 0

@@ -41,7 +41,16 @@ import numpy.typing as npt
 from assistant.synth.backs import drawn_back
 from assistant.synth.camera import Camera
 from assistant.synth.dataset import SPLITS, run_jobs, split_of, write_data_yaml
-from assistant.synth.decks import DeckSet, designs, installed_decks
+from assistant.synth.decks import (
+    EXTRA_INSTALL_HINT,
+    INSTALL_HINT,
+    DeckRecord,
+    DeckSet,
+    DecksMissingError,
+    deck_by_id,
+    designs,
+    installed_decks,
+)
 from assistant.synth.labels import (
     CLASS_NAMES,
     MIN_INDEX_VISIBLE,
@@ -180,14 +189,23 @@ def random_script(
     split: str,
     sizes: Sequence[tuple[int, int]] = SIZES,
     deck_set: DeckSet = DeckSet.STANDARD,
+    deck_id: str | None = None,
 ) -> GameScript:
     """Hand ``index`` of a zone dataset: a random preset, table and deck of ``split`` (from
-    ``deck_set``), filmed by a camera of one of ``sizes`` (width, height) pixels."""
+    ``deck_set``), filmed by a camera of one of ``sizes`` (width, height) pixels.
+
+    ``deck_id``: deal every hand from this deck instead, on a surface of the deck's own split
+    (the data a table learns its one deck from, :mod:`assistant.detect.deck_learning`)."""
     rng = np.random.default_rng([seed, index, 17])
-    decks = installed_decks(split=SPLITS[split], decks=deck_set)
-    if not decks:
-        raise ValueError(f"no {deck_set.value} deck is a {split} design")
-    deck = decks[int(rng.integers(len(decks)))]
+    if deck_id is not None:
+        deck = one_deck(deck_id)
+        surfaces = deck.split.value
+    else:
+        decks = installed_decks(split=SPLITS[split], decks=deck_set)
+        if not decks:
+            raise ValueError(f"no {deck_set.value} deck is a {split} design")
+        deck = decks[int(rng.integers(len(decks)))]
+        surfaces = SPLITS[split].value
     players = int(rng.integers(2, 9))
     rules = PRESETS[int(rng.integers(len(PRESETS)))]
     script = script_from_autoplay(
@@ -196,7 +214,7 @@ def random_script(
         [(f"P{k + 1}", 60) for k in range(players)],
         int(rng.integers(1 << 30)),
         deck.id,
-        surface_split=SPLITS[split].value,
+        surface_split=surfaces,
         dealer=int(rng.integers(players)),
     )
     width, height = sizes[int(rng.integers(len(sizes)))]
@@ -226,6 +244,23 @@ def _clipped(
     if cx1 - cx0 < 1 or cy1 - cy0 < 1 or area <= 0:
         return None, 0.0
     return (cx0, cy0, cx1, cy1), (cx1 - cx0) * (cy1 - cy0) / area
+
+
+def one_deck(deck_id: str) -> DeckRecord:
+    """The deck ``deck_id`` of ``decks.json``, checked to be drawable: a French-suited design
+    that renders cleanly and prints an index (``DeckRecord.usable``), its files installed.
+    Raises ValueError (unknown or unusable) or DecksMissingError (not installed)."""
+    try:
+        deck = deck_by_id(deck_id)
+    except KeyError as error:
+        raise ValueError(str(error.args[0])) from error
+    if not deck.usable:
+        why = deck.notes or "not French-suited, or it prints no index"
+        raise ValueError(f"deck {deck_id} cannot be dealt: {why}")
+    if not deck.installed():
+        hint = EXTRA_INSTALL_HINT if deck.extra else INSTALL_HINT
+        raise DecksMissingError(f"deck {deck_id}'s files are missing ({deck.file()}); install them: {hint}")
+    return deck
 
 
 def zone_truths(
@@ -363,7 +398,7 @@ def write_zone_crops(
 
 
 def render_hand(
-    job: tuple[Path, int, int, str, float, Sequence[tuple[int, int]], float, DeckSet],
+    job: tuple[Path, int, int, str, float, Sequence[tuple[int, int]], float, DeckSet, str | None],
 ) -> tuple[str, int, int]:
     """Render hand ``index`` and write its zone crops; returns (split, crops, labels).
 
@@ -373,9 +408,9 @@ def render_hand(
     """
     from assistant.vision.rectify import ZoneRectifier
 
-    out, seed, index, split, rate, sizes, drawn_backs, deck_set = job
+    out, seed, index, split, rate, sizes, drawn_backs, deck_set, deck_id = job
     rng = np.random.default_rng([seed, index, 23])
-    script = random_script(seed, index, split, sizes, deck_set)
+    script = random_script(seed, index, split, sizes, deck_set, deck_id)
     vr = SamplingRenderer(script, rate, rng)
     if drawn_backs > 0:
         backs_rng = np.random.default_rng([seed, index, 29])
@@ -419,6 +454,7 @@ def write_zone_dataset(
     drawn_backs: float = 0.0,
     only: Collection[str] = (),
     deck_set: DeckSet = DeckSet.STANDARD,
+    deck_id: str | None = None,
 ) -> dict[str, object]:
     """Render ``hands`` random hands into zone crops under ``out``; returns the summary.
 
@@ -431,7 +467,9 @@ def write_zone_dataset(
     that fall in these splits; the hands keep their numbers, so they come out as they do
     in the whole run (a split rendered again, or with other backs, without the rest).
     ``deck_set``: the decks hands are dealt from (the extra npm designs are all train
-    designs, so a run of them alone renders no val or test hands).
+    designs, so a run of them alone renders no val or test hands). ``deck_id``: deal every
+    hand from this one deck (of any split), on surfaces of the deck's own split; ``val`` and
+    ``test`` still share the hands out among the three folders.
     """
     if hands < 1:
         raise ValueError("--hands must be at least 1")
@@ -451,11 +489,16 @@ def write_zone_dataset(
         if not hand_splits:
             raise ValueError(f"no hand falls in {', '.join(only)} with these --hands, --val and --test")
     dealt = {s for _, s in hand_splits}
-    for split_name, split in SPLITS.items():  # what was asked for first, then what is installed
-        if split_name in dealt and not designs(split=split, decks=deck_set):
-            raise ValueError(f"no {deck_set.value} deck is a {split_name} design: give --val 0 --test 0")
+    if deck_id is not None:
+        if chip_shots > 0:
+            raise ValueError("chip stills deal from the standard decks, not from one deck")
+        one_deck(deck_id)
+    else:
+        for split_name, split in SPLITS.items():  # what was asked for first, then what is installed
+            if split_name in dealt and not designs(split=split, decks=deck_set):
+                raise ValueError(f"no {deck_set.value} deck is a {split_name} design: give --val 0 --test 0")
     for split_name, split in SPLITS.items():
-        if split_name in dealt:
+        if split_name in dealt and deck_id is None:
             installed_decks(split=split, decks=deck_set)  # DecksMissingError: how to fetch them
         for sub in ("images", "labels", "truth"):
             (out / sub / split_name).mkdir(parents=True, exist_ok=True)
@@ -470,7 +513,9 @@ def write_zone_dataset(
         results = run_jobs(render_chip_hand, chip_jobs, workers, progress)
     else:
         cameras = tuple(sizes)
-        jobs = [(out, seed, i, split, rate, cameras, drawn_backs, deck_set) for i, split in hand_splits]
+        jobs = [
+            (out, seed, i, split, rate, cameras, drawn_backs, deck_set, deck_id) for i, split in hand_splits
+        ]
         results = run_jobs(render_hand, jobs, workers, progress)
     for split_name, n, k in results:
         per_split[split_name] += n
@@ -488,6 +533,7 @@ def write_zone_dataset(
         ),
         **({"only": sorted(only)} if only else {}),
         **({"deck_set": deck_set.value} if deck_set is not DeckSet.STANDARD else {}),
+        **({"deck": deck_id} if deck_id is not None else {}),
         "mm_per_px": ZONE_MM_PER_PX,
         "crops": per_split,
         "labels": labels,
