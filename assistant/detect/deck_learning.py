@@ -58,7 +58,9 @@ class DeckLesson:
     ``hands`` hands dealt from the deck are learnt from and ``check_hands`` more are kept
     apart to say how well the tuned models read a hand they did not see. ``rate``: the
     share of a hand's video frames rendered. Stage 1 is tuned ``detector_epochs`` at
-    ``detector_lr``, the index and strip readers ``reader_epochs`` at ``reader_lr``.
+    ``detector_lr``, the index and strip readers ``reader_epochs`` at ``reader_lr``, after
+    their batch norms are calibrated on ``calibration_crops`` indices and strips drawn in
+    the machine's fonts (:func:`~assistant.detect.onnx_weights.checkpoint_from_onnx`).
     """
 
     hands: int = 8
@@ -69,6 +71,7 @@ class DeckLesson:
     detector_lr: float = 0.0005
     reader_epochs: int = 3
     reader_lr: float = 0.001
+    calibration_crops: int = 2048
 
     def __post_init__(self) -> None:
         if self.hands < 1 or self.check_hands < 0:
@@ -79,6 +82,8 @@ class DeckLesson:
             raise ValueError("every tuned model needs at least one epoch")
         if self.detector_lr <= 0 or self.reader_lr <= 0:
             raise ValueError("learning rates must be positive")
+        if self.calibration_crops < 1:
+            raise ValueError("the readers' batch norms need at least one drawn crop to calibrate on")
 
 
 def learn_deck(
@@ -200,7 +205,7 @@ def _tune_readers(
     readers = (("index", INDEX_READER, shipped.reader), ("strips", STRIP_READER, shipped.strips))
     for kind, name, shape in readers:
         start = room / f"{kind}_start.pt"
-        log(checkpoint_from_onnx(base / name, start))
+        log(checkpoint_from_onnx(base / name, start, lesson.calibration_crops))
         recipe = ReaderRecipe(
             crop=shape.crop,
             crop_width=shape.crop_width,

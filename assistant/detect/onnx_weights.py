@@ -178,20 +178,21 @@ def save_reader_checkpoint(checkpoint: dict[str, Any], out: Path) -> Path:
     return out
 
 
-def checkpoint_from_onnx(onnx_path: Path, out: Path) -> str:
+def checkpoint_from_onnx(onnx_path: Path, out: Path, calibration: int = 2048) -> str:
     """Write the checkpoint of the reader exported to ``onnx_path`` to ``out``, its batch
-    norms calibrated on drawn corner indices (an index reader) or drawn strips at its width
-    (a strip or face reader), so that it trains on from where it stood; says what it did."""
+    norms calibrated on ``calibration`` drawn corner indices (an index reader) or drawn
+    strips at its width (a strip or face reader), so that it trains on from where it stood;
+    says what it did."""
     from assistant.detect.crops import STRIP_SIZE
 
     reader = reader_from_onnx(onnx_path)
     reads_cards = {"rank", "suit"} <= set(reader.head_names)
     if reader.size == reader.width == 32 and reads_cards:
-        calibrate_batch_norms(reader, index_calibration_crops())
-        how = "batch norms calibrated on 2,048 drawn corner indices"
+        calibrate_batch_norms(reader, index_calibration_crops(calibration))
+        how = f"batch norms calibrated on {calibration:,} drawn corner indices"
     elif reader.size == STRIP_SIZE[1] and reads_cards:  # a strip reader, or a face reader (72 wide)
-        calibrate_batch_norms(reader, strip_calibration_crops(reader.width))
-        how = f"batch norms calibrated on 2,048 drawn strips {reader.width} mm wide"
+        calibrate_batch_norms(reader, strip_calibration_crops(reader.width, calibration))
+        how = f"batch norms calibrated on {calibration:,} drawn strips {reader.width} mm wide"
     else:
         how = "batch norms not calibrated: exact in evaluation mode, approximate in training"
     return f"{how}\nreader checkpoint: {save_reader_checkpoint(reader_checkpoint(reader), out)}"

@@ -104,7 +104,8 @@ def test_train_from_onnx_writes_a_checkpoint_that_a_recipe_can_start_from(
     drawn: list[np.ndarray] = []
     full = onnx_weights.strip_calibration_crops
 
-    def few_strips(width: int) -> np.ndarray:  # 64 drawn strips instead of 2,048: quicker
+    def few_strips(width: int, n: int) -> np.ndarray:  # 64 drawn strips instead of 2,048: quicker
+        assert n == 2048  # what `train from-onnx` asks for
         drawn.append(full(width, n=64))
         return drawn[-1]
 
