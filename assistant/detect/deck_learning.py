@@ -21,6 +21,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -120,8 +121,9 @@ def learn_deck(
     if missing:
         raise DeckLearningError(f"the base model folder {base} lacks {', '.join(missing)}")
     staging = out.parent / f".{out.name}.learning"
-    with tempfile.TemporaryDirectory(prefix="deck-lesson-") as scratch:
-        room = work if work is not None else Path(scratch)
+    scratch = tempfile.TemporaryDirectory(prefix="deck-lesson-") if work is None else nullcontext(str(work))
+    with scratch as scratch_folder:
+        room = Path(scratch_folder)
         room.mkdir(parents=True, exist_ok=True)
         if staging.exists():
             shutil.rmtree(staging)  # what an interrupted lesson left
@@ -173,11 +175,12 @@ def _teach(
         for sub in ("images", "labels", "truth"):
             shutil.rmtree(zones / sub / "val", ignore_errors=True)
             os.symlink((zones / sub / "train").resolve(), zones / sub / "val", target_is_directory=True)
-    for name in TUNED + COPIED:
+    for name in COPIED:  # the tuned ones are written by their exports
         if (base / name).is_file():
             shutil.copyfile(base / name, into / name)  # a copy, never a link into the base folder
-    _tune_readers(base, zones, lesson, room, into, log)
-    _tune_stage_one(base, zones, lesson, room, into, workers, log)
+    shipped = Recipe.load(DEFAULT_RECIPE)
+    _tune_readers(base, zones, lesson, shipped, room, into, log)
+    _tune_stage_one(base, zones, lesson, shipped, room, into, workers, log)
     check: dict[str, dict[str, float | int]] = {}
     if crops.get("val"):
         check = {"base": _card_identity(base, zones), "learnt": _card_identity(into, zones)}
@@ -196,12 +199,17 @@ def _teach(
 
 
 def _tune_readers(
-    base: Path, zones: Path, lesson: DeckLesson, room: Path, into: Path, log: Callable[[str], None]
+    base: Path,
+    zones: Path,
+    lesson: DeckLesson,
+    shipped: Recipe,
+    room: Path,
+    into: Path,
+    log: Callable[[str], None],
 ) -> None:
     from assistant.detect.onnx_weights import checkpoint_from_onnx
     from assistant.detect.train_reader import export_reader, train_reader
 
-    shipped = Recipe.load(DEFAULT_RECIPE)
     readers = (("index", INDEX_READER, shipped.reader), ("strips", STRIP_READER, shipped.strips))
     for kind, name, shape in readers:
         start = room / f"{kind}_start.pt"
@@ -227,6 +235,7 @@ def _tune_stage_one(
     base: Path,
     zones: Path,
     lesson: DeckLesson,
+    shipped: Recipe,
     room: Path,
     into: Path,
     workers: int,
@@ -234,7 +243,6 @@ def _tune_stage_one(
 ) -> None:
     from assistant.detect.train_detector import export_detector, train_detector
 
-    shipped = Recipe.load(DEFAULT_RECIPE)
     args = shipped.detector_args | {
         "epochs": lesson.detector_epochs,
         "lr0": lesson.detector_lr,
