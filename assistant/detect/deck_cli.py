@@ -12,7 +12,7 @@ from typing import Any
 def register(subparsers: Any) -> None:
     deck = subparsers.add_parser(
         "deck",
-        help="learn the deck a table plays with (models tuned to it), or list the decks that can be",
+        help="learn the deck a table plays with (models tuned to it), scan a deck's faces, list the decks",
         description="Tune the card models to one deck design: read it better than any unseen design.",
     )
     sub = deck.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -22,7 +22,11 @@ def register(subparsers: Any) -> None:
         description="Writes a complete model folder for --models (detect, replay, run, dashboard). "
         "About 6 minutes on 2 CPU cores with the defaults.",
     )
-    learn.add_argument("deck_id", metavar="DECK", help="a deck of decks.json (`dealer-assistant deck list`)")
+    learn.add_argument(
+        "deck_id",
+        metavar="DECK",
+        help="a deck of decks.json (`dealer-assistant deck list`), or a folder `deck scan` wrote",
+    )
     learn.add_argument("--out", type=Path, required=True, help="the model folder to write (new or empty)")
     learn.add_argument("--base", type=Path, default=None, help="the models to start from (default: models/)")
     learn.add_argument(
@@ -32,6 +36,26 @@ def register(subparsers: Any) -> None:
     learn.add_argument("--work", type=Path, help="keep the rendered hands and training runs here")
     learn.add_argument("--workers", type=int, default=2, help="rendering processes (default 2)")
     learn.set_defaults(func=_learn)
+    scan = sub.add_parser(
+        "scan",
+        help="make a deck's design from photos of its 52 faces, for `deck learn`",
+        description="Lay the cards face up, a dozen at a time and not touching, and photograph them "
+        "from above (a phone, or the table camera); one card face down in a photo gives the back. "
+        "Writes the faces, design.json and sheet.png (the faces under their names: check them).",
+    )
+    scan.add_argument("photos", nargs="+", type=Path, metavar="PHOTO", help="photos of the faces")
+    scan.add_argument("--out", type=Path, required=True, help="the design folder to write (new or empty)")
+    scan.add_argument("--name", default="", help="the deck's name (default: the folder's)")
+    scan.add_argument("--models", type=Path, default=None, help="the models that read it (default: models/)")
+    scan.set_defaults(func=_scan)
+    swap = sub.add_parser(
+        "swap",
+        help="swap two faces' names in a scanned deck (a misread seen on its sheet.png)",
+    )
+    swap.add_argument("folder", type=Path, metavar="DIR", help="a folder `deck scan` wrote")
+    swap.add_argument("first", metavar="CARD", help="a card name, such as Qh")
+    swap.add_argument("second", metavar="CARD", help="the card it really is, such as Qd")
+    swap.set_defaults(func=_swap)
     ls = sub.add_parser("list", help="the deck designs that can be learnt, with their split")
     ls.add_argument("--json", action="store_true", help="one JSON object per deck per line")
     ls.set_defaults(func=_list)
@@ -54,9 +78,18 @@ def _learn(args: argparse.Namespace) -> int:
             lesson = replace(lesson, seed=args.seed)
     except ValueError as error:
         raise CommandError(str(error)) from error
+    deck_id = args.deck_id
+    if Path(deck_id).is_dir():  # a scanned deck's folder
+        from assistant.synth.decks import scanned_id, scanned_record
+
+        try:
+            scanned_record(Path(deck_id))
+        except ValueError as error:
+            raise CommandError(str(error)) from error
+        deck_id = scanned_id(Path(deck_id))
     try:
         base, work = args.base or MODELS_DIR, args.work
-        record = learn_deck(args.deck_id, args.out, base=base, lesson=lesson, work=work, workers=args.workers)
+        record = learn_deck(deck_id, args.out, base=base, lesson=lesson, work=work, workers=args.workers)
     except (DeckLearningError, ValueError) as error:
         raise CommandError(str(error)) from error
     except OSError as error:
@@ -67,6 +100,66 @@ def _learn(args: argparse.Namespace) -> int:
             f"deck learn: the tuned models read the check hands no better than {base}: keep using those",
             file=sys.stderr,
         )
+    return 0
+
+
+def _scan(args: argparse.Namespace) -> int:
+    from assistant.cli import CommandError
+    from assistant.detect.deck_scan import DeckScanError, scan_deck
+    from assistant.detect.pipeline import MODELS_DIR
+
+    def log(line: str) -> None:
+        print(line, file=sys.stderr)
+
+    try:
+        design = scan_deck(args.photos, args.out, name=args.name, models=args.models or MODELS_DIR, log=log)
+    except DeckScanError as error:
+        raise CommandError(str(error)) from error
+    except OSError as error:
+        raise CommandError(f"cannot write the scanned deck: {error}") from error
+    check = design["to_check"]
+    print(
+        json.dumps(
+            {
+                "design": str(args.out),
+                "faces": len(design["faces"]),
+                "to_check": check,
+                "left_out": len(design["left_out"]),
+                "index_box": design["index_box"],
+                "index_corners": design["index_corners"],
+                "back": design["back"],
+            }
+        )
+    )
+    sheet = args.out / "sheet.png"
+    if check:
+        log(
+            f"deck scan: check {', '.join(check)} on {sheet}; "
+            f"fix a misread with: dealer-assistant deck swap {args.out} CARD CARD"
+        )
+    else:
+        log(
+            f"deck scan: every face read surely; look over {sheet}, "
+            f"then: dealer-assistant deck learn {args.out} --out MODELS"
+        )
+    return 0
+
+
+def _swap(args: argparse.Namespace) -> int:
+    from assistant.cli import CommandError
+    from assistant.detect.deck_scan import DeckScanError, swap_faces
+
+    try:
+        design = swap_faces(args.folder, args.first, args.second)
+    except (DeckScanError, ValueError) as error:
+        raise CommandError(str(error)) from error
+    except OSError as error:
+        raise CommandError(f"cannot swap the faces: {error}") from error
+    print(
+        json.dumps(
+            {"design": str(args.folder), "swapped": [args.first, args.second], "to_check": design["to_check"]}
+        )
+    )
     return 0
 
 

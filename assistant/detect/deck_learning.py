@@ -298,7 +298,11 @@ def deck_note(models: Path) -> str | None:
         return f"{error}; its models load all the same"
     if learnt is None:
         return None
-    note = f"card models tuned to the deck {learnt['deck']} ({models})"
+    from assistant.synth.decks import SCAN_PREFIX
+
+    deck = str(learnt["deck"])
+    what = f"scanned into {deck.removeprefix(SCAN_PREFIX)}" if deck.startswith(SCAN_PREFIX) else deck
+    note = f"card models tuned to the deck {what} ({models})"
     check = learnt.get("card_identity_on_check_hands")
     if isinstance(check, dict) and {"base", "learnt"} <= set(check):
         try:

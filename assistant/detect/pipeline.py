@@ -276,6 +276,18 @@ def uncovered(boxes: npt.NDArray[np.float32], most: float) -> npt.NDArray[np.boo
     return free
 
 
+def _product(probs: list[npt.NDArray[np.float32]]) -> npt.NDArray[np.float32]:
+    """Probability rows multiplied and summed to one again (in logs: none underflows).
+
+    >>> [round(float(v), 3) for v in _product([np.array([0.8, 0.2]), np.array([0.5, 0.5])])]
+    [0.8, 0.2]
+    """
+    logs = np.log(np.clip(np.stack(probs).astype(np.float64), 1e-12, None)).sum(0)
+    p = np.exp(logs - logs.max())
+    out: npt.NDArray[np.float32] = (p / p.sum()).astype(np.float32)
+    return out
+
+
 def _read_all(readings: list[Reading]) -> tuple[str, float]:
     """One card from several (rank, suit) readings of it: their probabilities multiply."""
     return read_card(np.stack([r for r, _ in readings]), np.stack([s for _, s in readings]))
@@ -720,6 +732,37 @@ class CardDetector:
             return card
         name, p = _read_all([(probs["rank"][i], probs["suit"][i]) for i in read.indices] + more)
         return Card(name, card.box, float(cards.conf[read.card_box]) * p, index=card.index)
+
+    def reading_at(
+        self, image: npt.NDArray[np.uint8], box: tuple[float, float, float, float]
+    ) -> Reading | None:
+        """The rank and suit probabilities of the upright card at ``box`` (a card known to
+        lie there, in an upright 1 mm/px zone-scale image): its searched corners' indices
+        (:meth:`_upright_corners`) and its strip and face readings multiplied, each summed
+        to one again; None where nothing reads it. ``deck scan`` names a deck's faces by
+        these, all 52 at once."""
+        card = np.asarray(box, np.float32)
+        readings = self._upright_corners(image, card)
+        strip = self._strip_readings(image, card[None]).get(0)
+        if strip is not None:
+            readings.append(strip)
+        if not readings:
+            return None
+        return _product([r for r, _ in readings]), _product([s for _, s in readings])
+
+    def likeliest_index(
+        self, image: npt.NDArray[np.uint8], box: tuple[float, float, float, float], corner: str
+    ) -> tuple[tuple[float, float, float, float], float]:
+        """Where an upright card box's ``corner`` ("tl" or "br") index likeliest lies of the
+        places designs print one (:func:`~assistant.detect.corners.upright_index_candidates`),
+        and how sure the reader's ``index`` head is that an index is there (1.0 for a reader
+        without one)."""
+        candidates = upright_index_candidates(np.asarray(box, np.float32), corner)
+        probs = self.index_reader.read_turned(image, candidates, 2 if corner == "br" else 0, SEARCH_VIEWS)
+        is_index = probs["index"][:, 1] if "index" in probs else np.ones(len(candidates), np.float32)
+        likely = is_index * probs["rank"].max(1) * probs["suit"].max(1)
+        best = int(likely.argmax())
+        return candidates[best], float(is_index[best])
 
     def _upright_corners(self, image: npt.NDArray[np.uint8], box: npt.NDArray[np.float32]) -> list[Reading]:
         """Rank and suit probabilities of the indices read at an upright card box's corners

@@ -137,6 +137,21 @@ def register(subparsers: Any) -> None:
     vid.add_argument("--out", type=Path, required=True, help="output directory")
     vid.set_defaults(func=_video)
 
+    sp = sub.add_parser(
+        "scan-photos",
+        help="photos of one deck's 52 faces laid out for `deck scan`, with their truth",
+    )
+    sp.add_argument("--deck", required=True, help="a deck of decks.json (`dealer-assistant deck list`)")
+    sp.add_argument("--out", type=Path, required=True, help="output directory (keep it out of the repo)")
+    sp.add_argument("--seed", type=int, default=0)
+    sp.add_argument(
+        "--surfaces",
+        choices=("train", "val", "test"),
+        default="test",
+        help="the split whose surfaces the cards lie on (default: the held-out ones)",
+    )
+    sp.set_defaults(func=_scan_photos)
+
     dk = sub.add_parser("decks", help="list the deck designs, their split and whether installed")
     dk.add_argument("--render", action="store_true", help="render every usable deck into the face cache")
     dk.set_defaults(func=_decks)
@@ -342,6 +357,16 @@ def _finder_data(args: argparse.Namespace) -> int:
     except OSError as error:
         raise CommandError(f"cannot write the finder's data: {error}") from error
     print(json.dumps(summary))
+    return 0
+
+
+def _scan_photos(args: argparse.Namespace) -> int:
+    from assistant.synth.dataset import SPLITS
+    from assistant.synth.scan_photos import write_scan_photos
+
+    with _deck_errors(), _writing("the scan photos"):
+        photos = write_scan_photos(args.deck, args.out, args.seed, SPLITS[args.surfaces])
+    print(f"wrote {len(photos)} photos and their truth to {args.out}")
     return 0
 
 

@@ -65,6 +65,14 @@ class DeckSet(Enum):
 CORNERS: tuple[str, ...] = ("tl", "tr", "br", "bl")
 
 
+#: A design made by ``dealer-assistant deck scan`` from photos of a real deck: a folder of
+#: face pictures (``Ah.png`` .. ``Ks.png``, ``back.png``; BGRA) and ``design.json``. Its
+#: deck id is ``scan:`` and the folder's absolute path, so that a rendering process finds it.
+SCAN_PACKAGE = "scan"
+SCAN_PREFIX = "scan:"
+SCAN_FILE = "design.json"
+
+
 class DecksMissingError(RuntimeError):
     """The SVG deck packages are not installed."""
 
@@ -112,6 +120,11 @@ class DeckRecord:
         return self.package.startswith(NPM_PREFIX)
 
     @property
+    def scanned(self) -> bool:
+        """A design ``deck scan`` made from photos of a real deck (its faces are PNG files)."""
+        return self.package == SCAN_PACKAGE
+
+    @property
     def usable(self) -> bool:
         """French-suited, renders cleanly in QtSvg and prints at least one index."""
         return self.french_suited and self.renders_cleanly and bool(self.index_corners)
@@ -120,6 +133,8 @@ class DeckRecord:
         """The deck's SVG file, or for a deck of one file per card their folder."""
         if self.extra:
             return extra_decks_root() / npm_folder(self.package) / self.path
+        if self.scanned:
+            return Path(self.path)
         return DECK_ROOTS[self.package] / self.path
 
     def card_file(self, card: Card | None) -> Path | None:
@@ -135,7 +150,11 @@ class DeckRecord:
         return self.file() / name
 
     def installed(self) -> bool:
-        """Its file is there (for a per-card deck: every card's and the back's)."""
+        """Its file is there (for a per-card deck: every card's and the back's; for a
+        scanned one, every face's picture and the back's)."""
+        if self.scanned:
+            names = [*(f"{Card(rank, suit)}.png" for suit in Suit for rank in Rank), "back.png"]
+            return all((self.file() / name).is_file() for name in names)
         if not self.faces:
             return self.file().is_file()
         files = [self.card_file(Card(rank, suit)) for suit in Suit for rank in Rank]
@@ -267,9 +286,61 @@ def discover_files() -> list[tuple[str, Path]]:
 
 
 def deck_by_id(deck_id: str, records: Sequence[DeckRecord] | None = None) -> DeckRecord:
+    """The deck of ``decks.json`` named ``deck_id``, or the scanned design that a
+    ``scan:FOLDER`` id names; KeyError for neither."""
+    if deck_id.startswith(SCAN_PREFIX):
+        try:
+            return scanned_record(Path(deck_id.removeprefix(SCAN_PREFIX)))
+        except ValueError as error:
+            raise KeyError(str(error)) from error
     records = load_records() if records is None else records
     for record in records:
         if record.id == deck_id:
             return record
     known = ", ".join(r.id for r in records if r.usable)
     raise KeyError(f"unknown deck {deck_id!r}; known decks: {known}")
+
+
+def scanned_id(folder: Path) -> str:
+    """The deck id of the scanned design in ``folder``."""
+    return SCAN_PREFIX + str(folder.resolve())
+
+
+def scanned_record(folder: Path) -> DeckRecord:
+    """The design ``deck scan`` wrote into ``folder``, as the renderer draws it: its
+    ``design.json`` says where its indices lie and on which split's surfaces its hands are
+    dealt. Raises ValueError for a folder that holds no scanned design, or a damaged one."""
+    path = folder / SCAN_FILE
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except FileNotFoundError as error:
+        raise ValueError(
+            f"{folder} holds no scanned deck ({SCAN_FILE}); make one with: dealer-assistant deck scan"
+        ) from error
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path} cannot be read: {error}") from error
+    try:
+        if not isinstance(data, dict):
+            raise TypeError("not a JSON object")
+        box = tuple(float(v) for v in data["index_box"])
+        if len(box) != 4 or not (0 <= box[0] < box[2] <= 0.5 and 0 <= box[1] < box[3] <= 0.5):
+            raise ValueError(f"index_box {list(box)} is not a top-left corner's box (fractions of the card)")
+        corners = tuple(str(c) for c in data["index_corners"])
+        if not corners or any(c not in CORNERS for c in corners):
+            raise ValueError(f"index_corners {list(corners)} must name corners of {list(CORNERS)}")
+        return DeckRecord(
+            id=scanned_id(folder),
+            name=str(data.get("name") or folder.resolve().name),
+            package=SCAN_PACKAGE,
+            path=str(folder.resolve()),
+            french_suited=True,
+            renders_cleanly=True,
+            court_letters=str(data.get("court_letters", "JQK")),
+            suit_colours=int(data.get("suit_colours", 2)),
+            index_corners=corners,
+            index_box=(box[0], box[1], box[2], box[3]),
+            split=Split(str(data.get("split", Split.HELD_OUT.value))),
+            notes="scanned from photos of a real deck",
+        )
+    except (KeyError, TypeError, ValueError) as error:
+        raise ValueError(f"{path} is damaged: {error}") from error

@@ -46,6 +46,10 @@ def _face_name(card: Card | None) -> str:
 
 def ensure_cached(record: DeckRecord, height: int = FACE_HEIGHT) -> Path:
     """Render ``record``'s 52 faces and back into the cache unless already there."""
+    if record.scanned:  # its faces are pictures already, in its own folder
+        if not record.installed():
+            raise OSError(f"the scanned deck in {record.file()} lacks face pictures; scan it again")
+        return record.file()
     directory = _deck_dir(record, height)
     if (directory / "complete").is_file():
         return directory
@@ -122,7 +126,8 @@ class DeckFaces:
             if cv2.imwrite(str(partial), image):
                 partial.replace(path)
         if image is None or image.ndim != 3 or image.shape[2] != 4:
-            raise OSError(f"cached face {path} is unreadable; delete {self.directory}")
+            fix = "scan the deck again" if self.record.scanned else f"delete {self.directory}"
+            raise OSError(f"face {path} is unreadable; {fix}")
         return np.asarray(image, dtype=np.uint8)
 
     def _level(self, name: str, level: int) -> Image:
