@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +63,18 @@ def register(subparsers: Any) -> None:
     ls.set_defaults(func=_list)
 
 
+def _stop_cleanly_on_sigterm() -> None:
+    """A lesson or scan stopped with SIGTERM (``kill``, a service manager) raises SystemExit
+    in the main thread, as Ctrl+C raises KeyboardInterrupt, so that its staged folder is
+    removed on the way out (Python's default for SIGTERM runs no cleanup)."""
+
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, stop)
+
+
 def _learn(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
@@ -79,14 +93,19 @@ def _learn(args: argparse.Namespace) -> int:
     except ValueError as error:
         raise CommandError(str(error)) from error
     deck_id = args.deck_id
-    if Path(deck_id).is_dir():  # a scanned deck's folder
+    from assistant.synth.decks import SCAN_FILE, load_records
+
+    known = {record.id for record in load_records()}
+    folder = Path(deck_id)
+    if folder.is_dir() and ((folder / SCAN_FILE).is_file() or deck_id not in known):  # a scanned deck
         from assistant.synth.decks import scanned_id, scanned_record
 
         try:
-            scanned_record(Path(deck_id))
+            scanned_record(folder)
         except ValueError as error:
             raise CommandError(str(error)) from error
-        deck_id = scanned_id(Path(deck_id))
+        deck_id = scanned_id(folder)
+    _stop_cleanly_on_sigterm()
     try:
         base, work = args.base or MODELS_DIR, args.work
         record = learn_deck(deck_id, args.out, base=base, lesson=lesson, work=work, workers=args.workers)
@@ -111,6 +130,7 @@ def _scan(args: argparse.Namespace) -> int:
     def log(line: str) -> None:
         print(line, file=sys.stderr)
 
+    _stop_cleanly_on_sigterm()
     try:
         design = scan_deck(args.photos, args.out, name=args.name, models=args.models or MODELS_DIR, log=log)
     except DeckScanError as error:

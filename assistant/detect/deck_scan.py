@@ -43,6 +43,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from assistant.detect.backends import box_iou
 from assistant.detect.card_finder import CardFinder, Outlines, load_card_finder
 from assistant.detect.corners import face_share
 from assistant.detect.pipeline import MODELS_DIR, CardDetector, ImageError, Reading, read_image
@@ -108,27 +109,6 @@ class Face:
         return RANK_ORDER[int(self.rank.argmax())] + "cdhs"[int(self.suit.argmax())]
 
 
-def _name_order() -> list[str]:
-    """NAMES, checked against the engine's card names (rank letter, suit letter)."""
-    for name in NAMES:
-        assert name[0] in RANK_ORDER and name[1] in "cdhs", name
-    return list(NAMES)
-
-
-def same_outline(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> float:
-    """Intersection over union of two (x1, y1, x2, y2) boxes.
-
-    >>> same_outline(np.array([0, 0, 10, 10.0]), np.array([5, 0, 15, 10.0]))
-    0.3333333333333333
-    """
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    if w <= 0 or h <= 0:
-        return 0.0
-    inter = w * h
-    return float(inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter))
-
-
 def distinct(outlines: Outlines, classes: set[int], iou: float) -> list[tuple[list[Quad], float]]:
     """The outlines of ``classes`` grouped one group per thing, surest first: those
     overlapping the group's surest by ``iou`` (the finder runs on the photo and on it turned
@@ -140,7 +120,7 @@ def distinct(outlines: Outlines, classes: set[int], iou: float) -> list[tuple[li
         if int(outlines.cls[k]) not in classes:
             continue
         for head, members in groups:
-            if same_outline(outlines.boxes[k], outlines.boxes[head]) >= iou:
+            if box_iou(outlines.boxes[k], outlines.boxes[head]) >= iou:
                 members.append(int(k))
                 break
         else:
@@ -345,7 +325,7 @@ def ink_box(
     ink = (gray[top:bottom, left:right] < 0.72 * paper).astype(np.uint8)
     count, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     bw, bh = (x1 - x0) * w, (y1 - y0) * h
-    least = max(3, int(0.002 * bw * bh * 10))
+    least = max(3, int(0.02 * bw * bh))  # a speck: under 2% of the index box
     kept = []
     for k in range(1, count):
         cx, cy, cw, ch, area = (int(v) for v in stats[k])
@@ -419,7 +399,7 @@ def assign_names(faces: Sequence[Face]) -> dict[str, int]:
     DeckScanError where fewer than 52 faces were found, naming what no face read as."""
     from scipy.optimize import linear_sum_assignment
 
-    names = _name_order()
+    names = list(NAMES)
     cost = np.array([[-np.log(max(f.likelihood(n), 1e-12)) for n in names] for f in faces]).reshape(-1, 52)
     if len(faces) < len(names):  # the names no face claims: stand-ins that read as anything take them
         stand_ins = np.full((len(names) - len(faces), len(names)), -np.log(1.0 / len(names)))
@@ -459,7 +439,7 @@ def with_outline(face: Image, alpha: Image) -> Image:
 
 def contact_sheet(folder: Path, unsure: set[str]) -> Image:
     """The folder's 52 faces in a row per suit, each under its name; those to check boxed red."""
-    names = _name_order()
+    names = list(NAMES)
     first = cv2.imread(str(folder / f"{names[0]}.png"), cv2.IMREAD_COLOR)
     if first is None:
         raise OSError(f"cannot read {folder / names[0]}.png")

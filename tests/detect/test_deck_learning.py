@@ -189,3 +189,30 @@ def test_the_dealer_is_told_when_the_card_models_are_tuned_to_one_deck(tmp_path:
     (tmp_path / DECK_FILE).write_text("")
     damaged = deck_note(tmp_path)
     assert damaged is not None and "cannot be read" in damaged and "load all the same" in damaged
+
+
+def test_a_lesson_stopped_with_sigterm_leaves_no_staged_folder(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "jolly"
+    staging = tmp_path / ".jolly.learning"
+    command = [sys.executable, "-m", "assistant", "deck", "learn", "kde-jolly-royal", "--out", str(out)]
+    process = subprocess.Popen(
+        [*command, "--hands", "1", "--workers", "1"], stderr=subprocess.PIPE, text=True
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not staging.exists() and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert staging.exists(), "the lesson never staged its folder"
+        os.kill(process.pid, signal.SIGTERM)
+        _, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 128 + signal.SIGTERM, err[-2000:]
+    assert not staging.exists() and not out.exists()
