@@ -22,7 +22,7 @@ def register(subparsers: Any) -> None:
         "learn",
         help="deal hands from one deck in the renderer and tune stage 1 and the readers on them",
         description="Writes a complete model folder for --models (detect, replay, run, dashboard). "
-        "About 6 minutes on 2 CPU cores with the defaults.",
+        "6 to 15 minutes on 2 CPU cores with the defaults.",
     )
     learn.add_argument(
         "deck_id",
