@@ -39,6 +39,7 @@ from assistant.detect.pipeline import (
     STRIP_READER,
 )
 from assistant.detect.recipe import DEFAULT_RECIPE, ReaderRecipe, Recipe
+from assistant.detect.staged import new_or_empty, staged_folder
 
 #: The models a lesson tunes (stage 1 as ONNX and as ultralytics weights, the two readers).
 TUNED = (DETECTOR_ONNX, DETECTOR_PT, INDEX_READER, STRIP_READER)
@@ -115,29 +116,18 @@ def learn_deck(
     if out == base.resolve():
         raise DeckLearningError(f"{out} is the base model folder; write the learnt deck to one of its own")
     for folder, flag in ((out, "--out"), (work, "--work")):
-        if folder is not None and folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        if folder is not None and not new_or_empty(folder):
             raise DeckLearningError(f"{folder} exists and is not an empty folder; choose another {flag}")
     missing = [name for name in TUNED if not (base / name).is_file()]
     if missing:
         raise DeckLearningError(f"the base model folder {base} lacks {', '.join(missing)}")
-    staging = out.parent / f".{out.name}.learning"
     scratch = tempfile.TemporaryDirectory(prefix="deck-lesson-") if work is None else nullcontext(str(work))
-    with scratch as scratch_folder:
+    with scratch as scratch_folder, staged_folder(out, "learning") as staging:
         room = Path(scratch_folder)
         room.mkdir(parents=True, exist_ok=True)
-        if staging.exists():
-            shutil.rmtree(staging)  # what an interrupted lesson left
-        try:
-            staging.mkdir(parents=True)
-            record = _teach(deck.id, deck.name, base, lesson, room, staging, workers, log)
-            record["seconds"] = round(time.perf_counter() - started)
-            (staging / DECK_FILE).write_text(json.dumps(record, indent=1) + "\n")
-            if out.exists():
-                out.rmdir()  # empty, checked above
-            staging.replace(out)
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
+        record = _teach(deck.id, deck.name, base, lesson, room, staging, workers, log)
+        record["seconds"] = round(time.perf_counter() - started)
+        (staging / DECK_FILE).write_text(json.dumps(record, indent=1) + "\n")
     log(f"learnt {deck.id} in {record['seconds']} s: {out}")
     return record
 

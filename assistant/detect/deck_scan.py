@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import shutil
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -47,6 +46,7 @@ from assistant.detect.backends import box_iou
 from assistant.detect.card_finder import CardFinder, Outlines, load_card_finder
 from assistant.detect.corners import face_share
 from assistant.detect.pipeline import MODELS_DIR, CardDetector, ImageError, Reading, read_image
+from assistant.detect.staged import new_or_empty, staged_folder
 from assistant.engine.cards import Card, Rank, Suit
 from assistant.synth.decks import CORNERS, SCAN_FILE, Split
 from assistant.synth.facecache import FACE_HEIGHT
@@ -88,6 +88,12 @@ class ScanSettings:
     card_area: tuple[float, float] = (0.5, 2.0)  # an outline's area over the photo's median card's
 
 
+def surest(rank: npt.NDArray[np.float32], suit: npt.NDArray[np.float32]) -> float:
+    """The likelihood of the name a reading reads best: its likeliest rank's times its
+    likeliest suit's probability."""
+    return float(rank.max() * suit.max())
+
+
 @dataclass
 class Face:
     """One face-up card found in a photo, stood upright."""
@@ -103,6 +109,11 @@ class Face:
     def likelihood(self, name: str) -> float:
         """How likely its reading says it is ``name``."""
         return float(self.rank[RANK_ORDER.index(name[0])] * self.suit["cdhs".index(name[1])])
+
+    @property
+    def surest(self) -> float:
+        """The likelihood of the name it reads best (:attr:`read_as`)."""
+        return surest(self.rank, self.suit)
 
     @property
     def read_as(self) -> str:
@@ -413,7 +424,7 @@ def assign_names(faces: Sequence[Face]) -> dict[str, int]:
         )
     # a face may also be no card of the deck (a back, a joker, a card photographed twice):
     # as likely as its reading is unsure of the name it reads best
-    top = np.array([max(f.likelihood(n) for n in names) for f in faces])
+    top = np.array([f.surest for f in faces])
     none = -np.log(np.clip(1.0 - top, 1e-12, None))
     extra = len(faces) - len(names)
     rows, cols = linear_sum_assignment(np.hstack([cost, np.repeat(none[:, None], extra, axis=1)]))
@@ -519,7 +530,7 @@ class DeckScanner:
             q = np.roll(quad, -turn, axis=0)
             patch, card = zone_patch(photo, q, aspect)
             reading = self.detector.reading_at(patch, card)
-            sure = -1.0 if reading is None else float(reading[0].max() * reading[1].max())
+            sure = -1.0 if reading is None else surest(*reading)
             if best is None or sure > best[0]:
                 best = (sure, q, reading, patch, card)
         assert best is not None
@@ -553,7 +564,7 @@ class DeckScanner:
             # the finder takes many backs for faces and some dark faces for backs: the reading tells
             for quad, conf in [*cards, *outlined_backs]:
                 upright, reading, patch, card = self.read(photo, quad, aspect)
-                surely = reading is not None and float(reading[0].max() * reading[1].max()) >= s.sure
+                surely = reading is not None and surest(*reading) >= s.sure
                 if not surely and face_share(patch, card) < s.min_face:
                     backs.append((quad, conf))
                     continue
@@ -591,7 +602,7 @@ def scan_deck(
     from assistant.synth.backs import drawn_back
 
     out = out.resolve()
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+    if not new_or_empty(out):
         raise DeckScanError(f"{out} exists and is not an empty folder; choose another --out")
     if not photos:
         raise DeckScanError("no photos given")
@@ -624,11 +635,9 @@ def scan_deck(
         }
     used = set(named.values())
     if back is None:  # the finder took the back for a face: the unsurest face left without a name
-        unnamed = [
-            f for k, f in enumerate(faces) if k not in used and max(f.likelihood(n) for n in NAMES) < s.sure
-        ]
+        unnamed = [f for k, f in enumerate(faces) if k not in used and f.surest < s.sure]
         if unnamed:
-            back = min(unnamed, key=lambda f: max(f.likelihood(n) for n in NAMES)).image
+            back = min(unnamed, key=lambda f: f.surest).image
     left = [
         {"photo": f.photo, "corners": np.round(f.quad, 1).tolist(), "read_as": f.read_as}
         for k, f in enumerate(faces)
@@ -650,11 +659,7 @@ def scan_deck(
         "left_out": left,
         "scanned_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
-    staging = out.parent / f".{out.name}.scanning"
-    if staging.exists():
-        shutil.rmtree(staging)  # what an interrupted scan left
-    try:
-        staging.mkdir(parents=True)
+    with staged_folder(out, "scanning") as staging:
         for card, k in named.items():
             _write(staging / f"{card}.png", with_outline(faces[k].image, alpha))
         if back is None:
@@ -664,12 +669,6 @@ def scan_deck(
             _write(staging / BACK, with_outline(back, alpha))
         (staging / SCAN_FILE).write_text(json.dumps(design, indent=1) + "\n")
         _write(staging / SHEET, contact_sheet(staging, set(unsure)))
-        if out.exists():
-            out.rmdir()  # empty, checked above
-        staging.replace(out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return design
 
 

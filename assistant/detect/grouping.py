@@ -213,14 +213,22 @@ def _corners(
     return out
 
 
+def combined(probs: FloatArray, eps: float = EPS) -> npt.NDArray[np.float64]:
+    """Several readings' probabilities (a row each) multiplied and summed to one again, in
+    logs so that none underflows (each probability plus ``eps``).
+
+    >>> [round(float(v), 3) for v in combined(np.array([[0.8, 0.2], [0.5, 0.5]]))]
+    [0.8, 0.2]
+    """
+    logs = np.log(np.asarray(probs, np.float64) + eps).sum(0)
+    return np.asarray(np.exp(logs - np.logaddexp.reduce(logs)), np.float64)
+
+
 def read_card(rank_probs: FloatArray, suit_probs: FloatArray) -> tuple[str, float]:
     """One card from several readings of it: the best rank and suit, and their probability."""
-    log_rank = np.log(rank_probs + EPS).sum(0)
-    log_suit = np.log(suit_probs + EPS).sum(0)
-    r, s = int(log_rank.argmax()), int(log_suit.argmax())
-    p_rank = float(np.exp(log_rank[r] - np.logaddexp.reduce(log_rank)))
-    p_suit = float(np.exp(log_suit[s] - np.logaddexp.reduce(log_suit)))
-    return card_name(r, s), p_rank * p_suit
+    rank, suit = combined(rank_probs), combined(suit_probs)
+    r, s = int(rank.argmax()), int(suit.argmax())
+    return card_name(r, s), float(rank[r]) * float(suit[s])
 
 
 def _score(rank: FloatArray, suit: FloatArray, members: list[int]) -> list[float]:

@@ -34,7 +34,7 @@ from assistant.detect.corners import (
     upright_index_boxes,
     upright_index_candidates,
 )
-from assistant.detect.grouping import ReadCard, group_cards, index_corners, index_owners, read_card
+from assistant.detect.grouping import ReadCard, combined, group_cards, index_corners, index_owners, read_card
 from assistant.detect.labels import chip_colour
 from assistant.detect.readers import CropViews, OnnxReader, StripViews
 
@@ -173,6 +173,7 @@ UPRIGHT_MIN_FACE = 0.2
 #: then not read as a card (stop 23, chosen on the validation sets).
 CHECKED_MIN_FACE = 0.1
 UPRIGHT_MIN_READING = 0.5
+READING_FLOOR = 1e-12  # reading_at: a name's probability floor (its likelihoods stay apart down there)
 UPRIGHT_MIN_INDEX = 0.5  # the reader's "index" head: is there a corner index there at all
 #: ... where the sizes and places searched are each read in the reader's trained view only
 SEARCH_VIEWS = CropViews()
@@ -274,18 +275,6 @@ def uncovered(boxes: npt.NDArray[np.float32], most: float) -> npt.NDArray[np.boo
     for k in range(len(boxes)):
         free[k] = all(inside_share(boxes[k], boxes[j]) <= most for j in range(len(boxes)) if j != k)
     return free
-
-
-def _product(probs: list[npt.NDArray[np.float32]]) -> npt.NDArray[np.float32]:
-    """Probability rows multiplied and summed to one again (in logs: none underflows).
-
-    >>> [round(float(v), 3) for v in _product([np.array([0.8, 0.2]), np.array([0.5, 0.5])])]
-    [0.8, 0.2]
-    """
-    logs = np.log(np.clip(np.stack(probs).astype(np.float64), 1e-12, None)).sum(0)
-    p = np.exp(logs - logs.max())
-    out: npt.NDArray[np.float32] = (p / p.sum()).astype(np.float32)
-    return out
 
 
 def _read_all(readings: list[Reading]) -> tuple[str, float]:
@@ -748,7 +737,9 @@ class CardDetector:
             readings.append(strip)
         if not readings:
             return None
-        return _product([r for r, _ in readings]), _product([s for _, s in readings])
+        rank = combined(np.stack([r for r, _ in readings]), READING_FLOOR)
+        suit = combined(np.stack([s for _, s in readings]), READING_FLOOR)
+        return rank.astype(np.float32), suit.astype(np.float32)
 
     def likeliest_index(
         self, image: npt.NDArray[np.uint8], box: tuple[float, float, float, float], corner: str
