@@ -35,6 +35,13 @@ def register(subparsers: Any) -> None:
         "--hands", type=int, default=None, help="hands to learn from (default 8; 3 more check it)"
     )
     learn.add_argument("--seed", type=int, default=None, help="the hands' seed (default 4500)")
+    learn.add_argument(
+        "--reader-share",
+        type=float,
+        default=None,
+        help="the tuned readers' share of the readers written, weight by weight with the base's "
+        "(default 1: as tuned; 0.75 read eight held-out decks better pooled, models/README.md)",
+    )
     learn.add_argument("--work", type=Path, help="keep the rendered hands and training runs here")
     learn.add_argument("--workers", type=int, default=2, help="rendering processes (default 2)")
     learn.set_defaults(func=_learn)
@@ -58,6 +65,18 @@ def register(subparsers: Any) -> None:
     swap.add_argument("first", metavar="CARD", help="a card name, such as Qh")
     swap.add_argument("second", metavar="CARD", help="the card it really is, such as Qd")
     swap.set_defaults(func=_swap)
+    retake = sub.add_parser(
+        "retake",
+        help="put one face of a scanned deck again from a new photo of that card",
+        description="For a face sheet.png shows wrong that `deck swap` cannot mend (a patch of cloth "
+        "taken for a card, a face photographed badly): photograph the card face up, alone or beside a "
+        "few others, on a plain dark cloth.",
+    )
+    retake.add_argument("folder", type=Path, metavar="DIR", help="a folder `deck scan` wrote")
+    retake.add_argument("card", metavar="CARD", help="the card photographed, such as Jh")
+    retake.add_argument("photo", type=Path, metavar="PHOTO", help="the new photo of it")
+    retake.add_argument("--models", type=Path, default=None, help="the models that read it (default models/)")
+    retake.set_defaults(func=_retake)
     ls = sub.add_parser("list", help="the deck designs that can be learnt, with their split")
     ls.add_argument("--json", action="store_true", help="one JSON object per deck per line")
     ls.set_defaults(func=_list)
@@ -90,6 +109,8 @@ def _learn(args: argparse.Namespace) -> int:
             lesson = replace(lesson, hands=args.hands)
         if args.seed is not None:
             lesson = replace(lesson, seed=args.seed)
+        if args.reader_share is not None:
+            lesson = replace(lesson, reader_share=args.reader_share)
     except ValueError as error:
         raise CommandError(str(error)) from error
     deck_id = args.deck_id
@@ -155,7 +176,8 @@ def _scan(args: argparse.Namespace) -> int:
     if check:
         log(
             f"deck scan: check {', '.join(check)} on {sheet}; "
-            f"fix a misread with: dealer-assistant deck swap {args.out} CARD CARD"
+            f"fix a misread with: dealer-assistant deck swap {args.out} CARD CARD, "
+            f"or photograph the card again: dealer-assistant deck retake {args.out} CARD PHOTO"
         )
     else:
         log(
@@ -178,6 +200,35 @@ def _swap(args: argparse.Namespace) -> int:
     print(
         json.dumps(
             {"design": str(args.folder), "swapped": [args.first, args.second], "to_check": design["to_check"]}
+        )
+    )
+    return 0
+
+
+def _retake(args: argparse.Namespace) -> int:
+    from assistant.cli import CommandError
+    from assistant.detect.deck_scan import DeckScanError, retake_face
+    from assistant.detect.pipeline import MODELS_DIR
+
+    def log(line: str) -> None:
+        print(line, file=sys.stderr)
+
+    try:
+        design = retake_face(args.folder, args.card, args.photo, models=args.models or MODELS_DIR, log=log)
+    except (DeckScanError, ValueError) as error:
+        raise CommandError(str(error)) from error
+    except OSError as error:
+        raise CommandError(f"cannot retake the face: {error}") from error
+    face = design["faces"][args.card]
+    print(
+        json.dumps(
+            {
+                "design": str(args.folder),
+                "retaken": args.card,
+                "read_as": face["read_as"],
+                "likelihood": face["likelihood"],
+                "to_check": design["to_check"],
+            }
         )
     )
     return 0

@@ -537,10 +537,11 @@ class DeckScanner:
         return best[1], best[2], best[3], best[4]
 
     def faces(
-        self, photos: Sequence[Path], log: Callable[[str], None] = print
+        self, photos: Sequence[Path], log: Callable[[str], None] = print, aspect: float | None = None
     ) -> tuple[list[Face], Image | None, float, list[str]]:
         """Every face-up card of ``photos`` stood upright and read, the surest back, the
-        cards' aspect, and a line per photo that could not be read (others go on)."""
+        cards' aspect (``aspect`` where given, else the median of the cards' outlines), and a
+        line per photo that could not be read (others go on)."""
         s = self.settings
         loaded: list[tuple[Path, Image, list[Found], list[Found]]] = []
         problems: list[str] = []
@@ -553,9 +554,10 @@ class DeckScanner:
             cards, outlined = self.outlines(photo)
             log(f"{path}: {len(cards)} face-up cards, {len(outlined)} backs")
             loaded.append((path, photo, cards, outlined))
-        ratios = [_aspect(q[0]) for _, _, cards, _ in loaded for q, _ in cards]
-        lo, hi = s.aspect
-        aspect = float(np.clip(np.median(ratios), lo, hi)) if ratios else 63 / 88
+        if aspect is None:
+            ratios = [_aspect(q[0]) for _, _, cards, _ in loaded for q, _ in cards]
+            lo, hi = s.aspect
+            aspect = float(np.clip(np.median(ratios), lo, hi)) if ratios else 63 / 88
         size = face_size(aspect)
         faces: list[Face] = []
         back: tuple[float, Image] | None = None
@@ -677,6 +679,11 @@ def _write(path: Path, image: Image) -> None:
         raise OSError(f"cannot write {path}")
 
 
+def _card_name(card: str) -> None:
+    if card not in NAMES:
+        raise DeckScanError(f"{card!r} is not a card name (rank A 2-9 T J Q K, suit c d h s: Qh, Td)")
+
+
 def swap_faces(folder: Path, a: str, b: str) -> dict[str, Any]:
     """Swap the names of two faces of a scanned deck (the dealer's correction of a misread):
     their pictures trade places, ``design.json`` and the contact sheet follow, and both
@@ -685,8 +692,7 @@ def swap_faces(folder: Path, a: str, b: str) -> dict[str, Any]:
 
     scanned_record(folder)  # ValueError: no scanned deck there, or a damaged one
     for card in (a, b):
-        if card not in NAMES:
-            raise DeckScanError(f"{card!r} is not a card name (rank A 2-9 T J Q K, suit c d h s: Qh, Td)")
+        _card_name(card)
     if a == b:
         raise DeckScanError("give two different cards to swap")
     design = json.loads((folder / SCAN_FILE).read_text("utf-8"))
@@ -704,5 +710,75 @@ def swap_faces(folder: Path, a: str, b: str) -> dict[str, Any]:
         faces[card]["checked_by_dealer"] = True
     design["to_check"] = [c for c in design.get("to_check", []) if c not in (a, b)]
     (folder / SCAN_FILE).write_text(json.dumps(design, indent=1) + "\n")
+    _write(folder / SHEET, contact_sheet(folder, set(design["to_check"])))
+    return dict(design)
+
+
+def retake_face(
+    folder: Path,
+    card: str,
+    photo: Path,
+    *,
+    models: Path = MODELS_DIR,
+    settings: ScanSettings | None = None,
+    log: Callable[[str], None] = print,
+) -> dict[str, Any]:
+    """Put the face of ``card`` in the scanned deck ``folder`` again, from a new ``photo``
+    of it (face up, alone or beside a few other cards): the dealer's fix for a face the scan
+    got wrong that ``deck swap`` cannot mend (a patch of cloth taken for a card, a face
+    photographed badly). The photo's face likeliest to be ``card`` is taken; a lone face
+    is taken whatever it reads as, as the dealer names it. Its picture, ``design.json`` and
+    the contact sheet are replaced together, and nothing changes when the photo shows no
+    such face. Returns the new ``design.json``."""
+    from assistant.synth.decks import scanned_record
+
+    scanned_record(folder)  # ValueError: no scanned deck there, or a damaged one
+    _card_name(card)
+    design = json.loads((folder / SCAN_FILE).read_text("utf-8"))
+    aspect = design.get("aspect")
+    if not isinstance(aspect, int | float) or not 0.4 <= aspect <= 1.0:
+        raise DeckScanError(f"{folder / SCAN_FILE} is damaged: its aspect is not a card's; scan it anew")
+    scanner = DeckScanner(models, settings)
+    s = scanner.settings
+    faces, _, _, problems = scanner.faces([photo], log, aspect=aspect)
+    if problems:
+        raise DeckScanError(problems[0])
+    if not faces:
+        raise DeckScanError(
+            f"{photo}: no face-up card found; photograph {card} face up on a plain, dark cloth"
+        )
+    face = max(faces, key=lambda f: f.likelihood(card))
+    likely = face.likelihood(card)
+    if len(faces) > 1 and face.read_as != card:
+        raise DeckScanError(
+            f"{photo}: {len(faces)} face-up cards and none reads as {card} "
+            f"(the likeliest reads as {face.read_as}); photograph {card} alone"
+        )
+    if face.read_as != card:
+        log(f"{photo}: the face reads as {face.read_as}; it is taken as {card}, as the dealer names it")
+    size = face_size(aspect)  # face.image is stood up at the design's size
+    picture = with_outline(face.image, rounded_alpha(size, s.corner_radius * size[0]))
+    records = design.setdefault("faces", {})
+    records[card] = {
+        "photo": str(photo),
+        "corners": np.round(face.quad, 1).tolist(),
+        "likelihood": round(likely, 4),
+        "read_as": face.read_as,
+        "sure": True,
+        "checked_by_dealer": True,
+        "retaken": True,
+    }
+    design["to_check"] = [c for c in design.get("to_check", []) if c != card]
+    design.setdefault("photos", []).append(str(photo))
+    staged_picture, staged_design = folder / f".{card}.retake.png", folder / f".{SCAN_FILE}.retake"
+    try:
+        _write(staged_picture, picture)
+        staged_design.write_text(json.dumps(design, indent=1) + "\n")
+        staged_picture.replace(folder / f"{card}.png")
+        staged_design.replace(folder / SCAN_FILE)
+    finally:
+        staged_picture.unlink(missing_ok=True)
+        staged_design.unlink(missing_ok=True)
+    (folder / f"{card}.small.png").unlink(missing_ok=True)  # the renderer's small copy, made again on use
     _write(folder / SHEET, contact_sheet(folder, set(design["to_check"])))
     return dict(design)

@@ -150,6 +150,12 @@ def register(subparsers: Any) -> None:
         default="test",
         help="the split whose surfaces the cards lie on (default: the held-out ones)",
     )
+    sp.add_argument(
+        "--cards",
+        default="",
+        metavar="CARD[,CARD...]",
+        help="only these cards, face up (a new photo of them for `deck retake`)",
+    )
     sp.set_defaults(func=_scan_photos)
 
     dk = sub.add_parser("decks", help="list the deck designs, their split and whether installed")
@@ -365,7 +371,8 @@ def _scan_photos(args: argparse.Namespace) -> int:
     from assistant.synth.scan_photos import write_scan_photos
 
     with _deck_errors(), _writing("the scan photos"):
-        photos = write_scan_photos(args.deck, args.out, args.seed, SPLITS[args.surfaces])
+        only = [card.strip() for card in args.cards.split(",") if card.strip()]
+        photos = write_scan_photos(args.deck, args.out, args.seed, SPLITS[args.surfaces], only)
     print(f"wrote {len(photos)} photos and their truth to {args.out}")
     return 0
 

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from assistant.engine.cards import Card
 from assistant.synth.camera import Camera
 from assistant.synth.dataset import deck_faces
 from assistant.synth.decks import Split
@@ -33,26 +35,44 @@ SIZES = ((1280, 960), (960, 1280), (1600, 1200))
 TRUTH = "truth.json"
 
 
-def write_scan_photos(deck_id: str, out: Path, seed: int = 0, surfaces: Split = Split.HELD_OUT) -> list[Path]:
+def write_scan_photos(
+    deck_id: str,
+    out: Path,
+    seed: int = 0,
+    surfaces: Split = Split.HELD_OUT,
+    only: Sequence[str] = (),
+) -> list[Path]:
     """Render the photos of deck ``deck_id`` laid out for a scan into ``out`` (``scan-NN.jpg``
     and ``truth.json``: per photo, each card's name, "back" for the face-down one, and its
-    corners top-left, top-right, bottom-right, bottom-left of its face in photo pixels)."""
+    corners top-left, top-right, bottom-right, bottom-left of its face in photo pixels).
+    ``only``: those cards alone, face up (a dealer's new photo of them for ``deck retake``)."""
     record = one_deck(deck_id)
     faces = deck_faces(record)
     w, h = faces.size
     width_cm = CARD_HEIGHT_CM * w / h
     rng = np.random.default_rng([seed, 46])
     deck = all_cards()
-    cards = [deck[int(i)] for i in rng.permutation(len(deck))] + [None]
+    cards: list[Card | None]
+    if only:
+        names = {str(card): card for card in deck}
+        unknown = [name for name in only if name not in names]
+        if unknown:
+            raise ValueError(f"not card names: {', '.join(unknown)} (rank A 2-9 T J Q K, suit c d h s)")
+        cards = [names[name] for name in only]
+    else:
+        cards = [deck[int(i)] for i in rng.permutation(len(deck))] + [None]
+    # a whole deck in rows of four from the photo's middle row; a few cards centred
+    columns = min(COLUMNS, len(only)) if only else COLUMNS
+    middle_row = (math.ceil(min(len(only), PER_PHOTO) / columns) - 1) / 2 if only else 1.0
     out.mkdir(parents=True, exist_ok=True)
     truth: dict[str, list[dict[str, object]]] = {}
     written = []
     for p in range(math.ceil(len(cards) / PER_PHOTO)):
         items = []
         for k, card in enumerate(cards[p * PER_PHOTO : (p + 1) * PER_PHOTO]):
-            row, col = divmod(k, COLUMNS)
-            x = (col - (COLUMNS - 1) / 2) * (width_cm + GAP_CM) + float(rng.normal(0, 0.3))
-            y = (1 - row) * (CARD_HEIGHT_CM + GAP_CM) + float(rng.normal(0, 0.3))
+            row, col = divmod(k, columns)
+            x = (col - (columns - 1) / 2) * (width_cm + GAP_CM) + float(rng.normal(0, 0.3))
+            y = (middle_row - row) * (CARD_HEIGHT_CM + GAP_CM) + float(rng.normal(0, 0.3))
             angle = float(rng.normal(0, 0.08)) + (math.pi if rng.random() < 0.5 else 0.0)
             items.append(CardItem(card, card is not None, x, y, angle, k, width_cm=width_cm))
         size = SIZES[int(rng.integers(len(SIZES)))]

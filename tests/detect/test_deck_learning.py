@@ -6,6 +6,8 @@ import hashlib
 import json
 from pathlib import Path
 
+import numpy as np
+import numpy.typing as npt
 import pytest
 
 from assistant.detect.deck_learning import (
@@ -17,17 +19,32 @@ from assistant.detect.deck_learning import (
     learn_deck,
     learnt_deck,
 )
-from assistant.detect.pipeline import MODELS_DIR
+from assistant.detect.pipeline import INDEX_READER, MODELS_DIR, STRIP_READER
 
 #: A lesson small enough for a test: one hand to learn from, one to check, one epoch each,
-#: the readers' batch norms calibrated on 64 drawn crops (drawing 2,048 strips takes a minute)
+#: the readers' batch norms calibrated on 64 drawn crops (drawing 2,048 strips takes a minute),
+#: the readers written halfway between the base's weights and the tuned ones
 TINY = DeckLesson(
-    hands=1, check_hands=1, rate=0.02, seed=7, detector_epochs=1, reader_epochs=1, calibration_crops=64
+    hands=1,
+    check_hands=1,
+    rate=0.02,
+    seed=7,
+    detector_epochs=1,
+    reader_epochs=1,
+    calibration_crops=64,
+    reader_share=0.5,
 )
 
 
 def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _weights(path: Path) -> dict[str, npt.NDArray[np.float32]]:
+    import onnx
+    from onnx import numpy_helper
+
+    return {t.name: numpy_helper.to_array(t) for t in onnx.load(str(path)).graph.initializer}
 
 
 def test_zone_hands_of_one_deck_are_all_dealt_from_that_deck(tmp_path: Path) -> None:
@@ -67,6 +84,17 @@ def test_learning_a_deck_writes_a_complete_model_folder_whose_tuned_models_read_
         same = _digest(out / name) == before[name]
         assert same == (name in COPIED), name
     assert not list(tmp_path.glob(".*.learning"))
+    # each reader written is the base's weights and the tuned ones in equal parts
+    for kind, name in (("index", INDEX_READER), ("strips", STRIP_READER)):
+        tuned, written, start = (
+            _weights(tmp_path / "work" / f"{kind}_tuned.onnx"),
+            _weights(out / name),
+            _weights(MODELS_DIR / name),
+        )
+        assert tuned.keys() == written.keys() == start.keys()
+        for key, value in written.items():
+            assert np.allclose(value, (start[key] + tuned[key]) / 2, rtol=1e-6, atol=1e-7), key
+        assert any(not np.allclose(written[k], tuned[k]) for k in written)
     saved = learnt_deck(out)
     assert saved == record and saved["deck"] == "kde-jolly-royal"
     assert saved["lesson"] == {**TINY.__dict__}
@@ -121,9 +149,13 @@ def test_a_lesson_will_not_overwrite_a_folder_or_the_base_models(tmp_path: Path)
         {"detector_epochs": 0},
         {"reader_lr": 0.0},
         {"calibration_crops": 0},
+        {"reader_share": -0.1},
+        {"reader_share": 1.5},
     ],
 )
-def test_a_lesson_needs_hands_frames_epochs_and_learning_rates(lesson: dict[str, float]) -> None:
+def test_a_lesson_needs_hands_frames_epochs_learning_rates_and_a_share_in_range(
+    lesson: dict[str, float],
+) -> None:
     with pytest.raises(ValueError):
         DeckLesson(**lesson)  # type: ignore[arg-type]
 
@@ -147,6 +179,10 @@ def test_deck_commands_refuse_what_they_cannot_do_in_one_line(
     assert "unknown deck 'no-such-deck'" in capsys.readouterr().err
     assert main(["deck", "learn", "kde-jolly-royal", "--out", str(tmp_path / "x"), "--hands", "0"]) == 1
     assert "at least one hand" in capsys.readouterr().err
+    assert (
+        main(["deck", "learn", "kde-jolly-royal", "--out", str(tmp_path / "x"), "--reader-share", "2"]) == 1
+    )
+    assert "share of their weights must be in [0, 1]" in capsys.readouterr().err
     assert (
         main(["synth", "zones", "--out", str(tmp_path / "z"), "--hands", "1", "--deck", "x", "--chips", "2"])
         == 1

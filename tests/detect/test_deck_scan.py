@@ -19,6 +19,7 @@ from assistant.detect.deck_scan import (
     Face,
     assign_names,
     portrait,
+    retake_face,
     scan_deck,
     swap_faces,
 )
@@ -130,6 +131,67 @@ def test_the_dealer_swaps_two_misnamed_faces(scanned: tuple[Path, dict[str, Any]
         swap_faces(folder, "Qs", "Qs")
     with pytest.raises(ValueError, match="holds no scanned deck"):
         swap_faces(tmp_path, "Qs", "Js")
+
+
+def _picture(path: Path) -> np.ndarray:
+    picture = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+    assert picture is not None, path
+    return np.asarray(picture)
+
+
+def test_the_dealer_retakes_a_face_the_scan_got_wrong_from_a_new_photo(
+    scanned: tuple[Path, dict[str, Any]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from assistant.cli import main
+    from assistant.synth.scan_photos import write_scan_photos
+
+    folder = tmp_path / "copy"
+    shutil.copytree(scanned[0], folder)
+    # the scan went wrong on the Qs: its picture is another card's, flagged for the dealer
+    shutil.copyfile(folder / "Js.png", folder / "Qs.png")
+    design = json.loads((folder / SCAN_FILE).read_text())
+    design["to_check"] = sorted({*design["to_check"], "Qs"}, key=NAMES.index)
+    (folder / SCAN_FILE).write_text(json.dumps(design))
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+
+    # a photo of other cards, or of none, changes nothing
+    others = write_scan_photos(DECK, tmp_path / "others", 3, only=["2c", "9h"])[0]
+    with pytest.raises(DeckScanError, match="2 face-up cards and none reads as Qs"):
+        retake_face(folder, "Qs", others, log=lambda _: None)
+    felt = tmp_path / "felt.png"
+    cv2.imwrite(str(felt), np.full((600, 800, 3), (40, 110, 30), np.uint8))
+    with pytest.raises(DeckScanError, match="no face-up card found"):
+        retake_face(folder, "Qs", felt, log=lambda _: None)
+    with pytest.raises(DeckScanError, match="not a card name"):
+        retake_face(folder, "Q♠", felt, log=lambda _: None)
+    with pytest.raises(ValueError, match="holds no scanned deck"):
+        retake_face(tmp_path, "Qs", felt, log=lambda _: None)
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+    damaged = tmp_path / "damaged"
+    shutil.copytree(folder, damaged)
+    (damaged / SCAN_FILE).write_text(json.dumps({**design, "aspect": "wide"}))
+    with pytest.raises(DeckScanError, match="damaged: its aspect"):
+        retake_face(damaged, "Qs", felt, log=lambda _: None)
+
+    # the Qs photographed again beside two other cards: its face replaces the wrong one
+    photo = write_scan_photos(DECK, tmp_path / "again", 2, only=["5d", "Qs", "8c"])[0]
+    assert main(["deck", "retake", str(folder), "Qs", str(photo)]) == 0
+    said = json.loads(capsys.readouterr().out)
+    assert said["retaken"] == "Qs" and said["read_as"] == "Qs" and "Qs" not in said["to_check"]
+    picture = _picture(folder / "Qs.png")
+    assert picture.shape[2] == 4 and picture.shape[:2] == _picture(folder / "Js.png").shape[:2]
+    saved = json.loads((folder / SCAN_FILE).read_text())
+    # the face was cut where the Qs truly lies in the new photo
+    qs = saved["faces"]["Qs"]
+    assert qs["photo"] == str(photo) and _truth_name(photo.parent, qs["photo"], qs["corners"]) == "Qs"
+    assert saved["faces"]["Qs"]["retaken"] is True and saved["faces"]["Qs"]["checked_by_dealer"] is True
+    assert saved["to_check"] == [c for c in design["to_check"] if c != "Qs"]
+    # every other face is as it was; the contact sheet is drawn again
+    after = {p.name: p.read_bytes() for p in folder.iterdir()}
+    changed = {name for name in before if after.get(name) != before[name]}
+    assert changed - {"Qs.small.png"} == {"Qs.png", SCAN_FILE, SHEET}
+    assert not (folder / "Qs.small.png").exists()  # the renderer's small copy is made again
+    assert not list(folder.glob(".*"))
 
 
 def test_a_scan_missing_cards_says_which_and_writes_nothing(photos: Path, tmp_path: Path) -> None:
@@ -248,3 +310,18 @@ def test_a_photo_of_no_cards_finds_no_face(tmp_path: Path) -> None:
     cv2.imwrite(str(path), blank)
     faces, back, _, problems = DeckScanner().faces([path], log=lambda _: None)
     assert faces == [] and back is None and problems == []
+
+
+def test_a_new_photo_of_a_few_cards_is_rendered_for_a_retake(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from assistant.cli import main
+
+    args = ["synth", "scan-photos", "--deck", DECK, "--seed", "4"]
+    assert main([*args, "--out", str(tmp_path / "bad"), "--cards", "Qs,Xx"]) == 1
+    assert "not card names: Xx" in capsys.readouterr().err
+    assert not (tmp_path / "bad").exists()
+    assert main([*args, "--out", str(tmp_path / "two"), "--cards", "Qs, 7d"]) == 0
+    truth = json.loads((tmp_path / "two" / "truth.json").read_text())
+    assert list(truth) == ["scan-00.jpg"]
+    assert [t["card"] for t in truth["scan-00.jpg"]] == ["Qs", "7d"]  # face up, no back
