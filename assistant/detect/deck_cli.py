@@ -70,10 +70,10 @@ def register(subparsers: Any) -> None:
         help="put one face of a scanned deck again from a new photo of that card",
         description="For a face sheet.png shows wrong that `deck swap` cannot mend (a patch of cloth "
         "taken for a card, a face photographed badly): photograph the card face up, alone or beside a "
-        "few others, on a plain dark cloth.",
+        "few others, on a plain dark cloth; CARD back takes the deck's back from a card face down.",
     )
     retake.add_argument("folder", type=Path, metavar="DIR", help="a folder `deck scan` wrote")
-    retake.add_argument("card", metavar="CARD", help="the card photographed, such as Jh")
+    retake.add_argument("card", metavar="CARD", help="the card photographed, such as Jh, or back")
     retake.add_argument("photo", type=Path, metavar="PHOTO", help="the new photo of it")
     retake.add_argument("--models", type=Path, default=None, help="the models that read it (default models/)")
     retake.set_defaults(func=_retake)
@@ -219,18 +219,11 @@ def _retake(args: argparse.Namespace) -> int:
         raise CommandError(str(error)) from error
     except OSError as error:
         raise CommandError(f"cannot retake the face: {error}") from error
-    face = design["faces"][args.card]
-    print(
-        json.dumps(
-            {
-                "design": str(args.folder),
-                "retaken": args.card,
-                "read_as": face["read_as"],
-                "likelihood": face["likelihood"],
-                "to_check": design["to_check"],
-            }
-        )
-    )
+    said: dict[str, Any] = {"design": str(args.folder), "retaken": args.card}
+    face = design["faces"].get(args.card)  # none for the back
+    if face is not None:
+        said |= {"read_as": face["read_as"], "likelihood": face["likelihood"]}
+    print(json.dumps(said | {"to_check": design["to_check"]}))
     return 0
 
 

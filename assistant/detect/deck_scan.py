@@ -59,6 +59,7 @@ Found = tuple[list[Quad], float]  # a card's possible corners, likeliest first, 
 NAMES: tuple[str, ...] = tuple(str(Card(rank, suit)) for suit in Suit for rank in Rank)
 SHEET = "sheet.png"
 BACK = "back.png"
+BACK_CARD = "back"  # what `deck retake` calls the back
 ZONE_CARD_H = 88.0  # a card's height in the camera pipeline's 1 mm/px zone crops
 PATCH = (280, 170)  # the zone-scale patch a face is read in (w, h), its card in the middle
 SUPERSAMPLE = 4  # a patch is warped this many times larger, then shrunk (no aliasing)
@@ -727,28 +728,80 @@ def retake_face(
     of it (face up, alone or beside a few other cards): the dealer's fix for a face the scan
     got wrong that ``deck swap`` cannot mend (a patch of cloth taken for a card, a face
     photographed badly). The photo's face likeliest to be ``card`` is taken; a lone face
-    is taken whatever it reads as, as the dealer names it. Its picture, ``design.json`` and
-    the contact sheet are replaced together, and nothing changes when the photo shows no
-    such face. Returns the new ``design.json``."""
+    is taken whatever it reads as, as the dealer names it. ``card`` "back" takes the back
+    from a photo of a card face down (a scan without one draws a back). The picture,
+    ``design.json`` and the contact sheet are replaced together, and nothing changes when
+    the photo shows no such card. Returns the new ``design.json``."""
     from assistant.synth.decks import scanned_record
 
     scanned_record(folder)  # ValueError: no scanned deck there, or a damaged one
-    _card_name(card)
+    if card != BACK_CARD:
+        _card_name(card)
     design = json.loads((folder / SCAN_FILE).read_text("utf-8"))
     aspect = design.get("aspect")
     if not isinstance(aspect, int | float) or not 0.4 <= aspect <= 1.0:
         raise DeckScanError(f"{folder / SCAN_FILE} is damaged: its aspect is not a card's; scan it anew")
     scanner = DeckScanner(models, settings)
-    s = scanner.settings
-    faces, _, _, problems = scanner.faces([photo], log, aspect=aspect)
+    faces, back, _, problems = scanner.faces([photo], log, aspect=aspect)
     if problems:
         raise DeckScanError(problems[0])
+    size = face_size(aspect)  # faces and backs are stood up at the design's size
+    alpha = rounded_alpha(size, scanner.settings.corner_radius * size[0])
+    if card == BACK_CARD:
+        picture, target = with_outline(_retaken_back(photo, back, faces, log), alpha), BACK
+        design["back"], design["back_photo"] = "photographed", str(photo)
+    else:
+        face = _retaken_face(card, photo, faces, log)
+        picture, target = with_outline(face.image, alpha), f"{card}.png"
+        design.setdefault("faces", {})[card] = {
+            "photo": str(photo),
+            "corners": np.round(face.quad, 1).tolist(),
+            "likelihood": round(face.likelihood(card), 4),
+            "read_as": face.read_as,
+            "sure": True,
+            "checked_by_dealer": True,
+            "retaken": True,
+        }
+        design["to_check"] = [c for c in design.get("to_check", []) if c != card]
+    design.setdefault("photos", []).append(str(photo))
+    staged_picture = folder / f".{Path(target).stem}.retake.png"  # the extension tells imwrite the format
+    staged_design = folder / f".{SCAN_FILE}.retake"
+    try:
+        _write(staged_picture, picture)
+        staged_design.write_text(json.dumps(design, indent=1) + "\n")
+        staged_picture.replace(folder / target)
+        staged_design.replace(folder / SCAN_FILE)
+    finally:
+        staged_picture.unlink(missing_ok=True)
+        staged_design.unlink(missing_ok=True)
+    (folder / target).with_suffix(".small.png").unlink(missing_ok=True)  # the renderer's copy, made again
+    _write(folder / SHEET, contact_sheet(folder, set(design["to_check"])))
+    return dict(design)
+
+
+def _retaken_back(
+    photo: Path, back: Image | None, faces: Sequence[Face], log: Callable[[str], None]
+) -> Image:
+    """The back in ``photo``: the card the scan takes for one, else a lone card (many
+    backs are pictures the readers read as a face; the dealer names it the back)."""
+    if back is not None:
+        return back
+    if len(faces) == 1:
+        log(f"{photo}: the card reads as {faces[0].read_as}; it is taken as the back, as the dealer names it")
+        return faces[0].image
+    if not faces:
+        raise DeckScanError(f"{photo}: no card found; photograph a card face down on a plain cloth")
+    raise DeckScanError(f"{photo}: {len(faces)} cards and none face down; photograph one face down, alone")
+
+
+def _retaken_face(card: str, photo: Path, faces: Sequence[Face], log: Callable[[str], None]) -> Face:
+    """The face of ``photo`` that is ``card``: the one likeliest to be it, read as it where
+    the photo shows several, any lone face (the dealer names it)."""
     if not faces:
         raise DeckScanError(
             f"{photo}: no face-up card found; photograph {card} face up on a plain, dark cloth"
         )
     face = max(faces, key=lambda f: f.likelihood(card))
-    likely = face.likelihood(card)
     if len(faces) > 1 and face.read_as != card:
         raise DeckScanError(
             f"{photo}: {len(faces)} face-up cards and none reads as {card} "
@@ -756,29 +809,4 @@ def retake_face(
         )
     if face.read_as != card:
         log(f"{photo}: the face reads as {face.read_as}; it is taken as {card}, as the dealer names it")
-    size = face_size(aspect)  # face.image is stood up at the design's size
-    picture = with_outline(face.image, rounded_alpha(size, s.corner_radius * size[0]))
-    records = design.setdefault("faces", {})
-    records[card] = {
-        "photo": str(photo),
-        "corners": np.round(face.quad, 1).tolist(),
-        "likelihood": round(likely, 4),
-        "read_as": face.read_as,
-        "sure": True,
-        "checked_by_dealer": True,
-        "retaken": True,
-    }
-    design["to_check"] = [c for c in design.get("to_check", []) if c != card]
-    design.setdefault("photos", []).append(str(photo))
-    staged_picture, staged_design = folder / f".{card}.retake.png", folder / f".{SCAN_FILE}.retake"
-    try:
-        _write(staged_picture, picture)
-        staged_design.write_text(json.dumps(design, indent=1) + "\n")
-        staged_picture.replace(folder / f"{card}.png")
-        staged_design.replace(folder / SCAN_FILE)
-    finally:
-        staged_picture.unlink(missing_ok=True)
-        staged_design.unlink(missing_ok=True)
-    (folder / f"{card}.small.png").unlink(missing_ok=True)  # the renderer's small copy, made again on use
-    _write(folder / SHEET, contact_sheet(folder, set(design["to_check"])))
-    return dict(design)
+    return face

@@ -154,7 +154,7 @@ def register(subparsers: Any) -> None:
         "--cards",
         default="",
         metavar="CARD[,CARD...]",
-        help="only these cards, face up (a new photo of them for `deck retake`)",
+        help="only these cards, face up, and 'back' for one face down (a new photo for `deck retake`)",
     )
     sp.set_defaults(func=_scan_photos)
 

@@ -45,7 +45,8 @@ def write_scan_photos(
     """Render the photos of deck ``deck_id`` laid out for a scan into ``out`` (``scan-NN.jpg``
     and ``truth.json``: per photo, each card's name, "back" for the face-down one, and its
     corners top-left, top-right, bottom-right, bottom-left of its face in photo pixels).
-    ``only``: those cards alone, face up (a dealer's new photo of them for ``deck retake``)."""
+    ``only``: those cards alone, face up, and "back" for one face down (a dealer's new photo
+    of them for ``deck retake``)."""
     record = one_deck(deck_id)
     faces = deck_faces(record)
     w, h = faces.size
@@ -54,10 +55,10 @@ def write_scan_photos(
     deck = all_cards()
     cards: list[Card | None]
     if only:
-        names = {str(card): card for card in deck}
+        names: dict[str, Card | None] = {str(card): card for card in deck} | {"back": None}
         unknown = [name for name in only if name not in names]
         if unknown:
-            raise ValueError(f"not card names: {', '.join(unknown)} (rank A 2-9 T J Q K, suit c d h s)")
+            raise ValueError(f"not card names: {', '.join(unknown)} (A 2-9 T J Q K and c d h s, or back)")
         cards = [names[name] for name in only]
     else:
         cards = [deck[int(i)] for i in rng.permutation(len(deck))] + [None]

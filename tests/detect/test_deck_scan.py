@@ -194,6 +194,43 @@ def test_the_dealer_retakes_a_face_the_scan_got_wrong_from_a_new_photo(
     assert not list(folder.glob(".*"))
 
 
+def test_the_dealer_retakes_the_back_from_a_photo_of_a_card_face_down(
+    scanned: tuple[Path, dict[str, Any]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from assistant.cli import main
+    from assistant.synth.scan_photos import write_scan_photos
+
+    folder = tmp_path / "copy"
+    shutil.copytree(scanned[0], folder)
+    # a scan whose photos held no card face down draws a back
+    design = json.loads((folder / SCAN_FILE).read_text())
+    (folder / SCAN_FILE).write_text(json.dumps({**design, "back": "drawn"}))
+    drawn = np.full_like(_picture(folder / BACK), 255)
+    cv2.imwrite(str(folder / BACK), drawn)
+    faces_only = write_scan_photos(DECK, tmp_path / "faces", 4, only=["3c", "8s"])[0]
+    with pytest.raises(DeckScanError, match="2 cards and none face down"):
+        retake_face(folder, "back", faces_only, log=lambda _: None)
+    felt = tmp_path / "felt.png"
+    cv2.imwrite(str(felt), np.full((600, 800, 3), (40, 110, 30), np.uint8))
+    with pytest.raises(DeckScanError, match="no card found"):
+        retake_face(folder, "back", felt, log=lambda _: None)
+    assert json.loads((folder / SCAN_FILE).read_text())["back"] == "drawn"
+
+    # this design's back is a picture the readers take for a face: alone, it is the back
+    photo = write_scan_photos(DECK, tmp_path / "back", 1, only=["back"])[0]
+    assert json.loads((photo.parent / "truth.json").read_text())["scan-00.jpg"][0]["card"] == "back"
+    assert main(["deck", "retake", str(folder), "back", str(photo)]) == 0
+    assert json.loads(capsys.readouterr().out)["retaken"] == "back"
+    saved = json.loads((folder / SCAN_FILE).read_text())
+    assert saved["back"] == "photographed" and saved["back_photo"] == str(photo)
+    back = _picture(folder / BACK)
+    assert back.shape == drawn.shape  # stood up at the design's size, with its rounded corners
+    assert back[0, 0, 3] == 0 and back[back.shape[0] // 2, back.shape[1] // 2, 3] == 255
+    assert float(np.abs(back[:, :, :3].astype(float) - 255).mean()) > 20  # the photographed back, not white
+    # the faces are as they were
+    assert all((folder / f"{n}.png").read_bytes() == (scanned[0] / f"{n}.png").read_bytes() for n in NAMES)
+
+
 def test_a_scan_missing_cards_says_which_and_writes_nothing(photos: Path, tmp_path: Path) -> None:
     truth = json.loads((photos / "truth.json").read_text())
     first = sorted(photos.glob("*.jpg"))[0]
