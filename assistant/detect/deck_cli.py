@@ -223,7 +223,7 @@ def _retake(args: argparse.Namespace) -> int:
     face = design["faces"].get(args.card)  # none for the back
     if face is not None:
         said |= {"read_as": face["read_as"], "likelihood": face["likelihood"]}
-    print(json.dumps(said | {"to_check": design["to_check"]}))
+    print(json.dumps(said | {"to_check": design.get("to_check", [])}))
     return 0
 
 

@@ -775,7 +775,7 @@ def retake_face(
         staged_picture.unlink(missing_ok=True)
         staged_design.unlink(missing_ok=True)
     (folder / target).with_suffix(".small.png").unlink(missing_ok=True)  # the renderer's copy, made again
-    _write(folder / SHEET, contact_sheet(folder, set(design["to_check"])))
+    _write(folder / SHEET, contact_sheet(folder, set(design.get("to_check", []))))
     return dict(design)
 
 
