@@ -685,6 +685,32 @@ def _card_name(card: str) -> None:
         raise DeckScanError(f"{card!r} is not a card name (rank A 2-9 T J Q K, suit c d h s: Qh, Td)")
 
 
+def _save_design(
+    folder: Path, design: dict[str, Any], pictures: dict[str, Image] | None = None
+) -> dict[str, Any]:
+    """Write a dealer's correction to the scanned deck ``folder``: its new ``pictures`` (file
+    name: image) and ``design.json``, each staged beside its place and renamed once all are
+    written, then the contact sheet. The renderer's small copies of the new pictures go
+    (it makes them again on use). Returns ``design``."""
+    pictures = pictures or {}
+    # a staged picture keeps .png: the extension tells imwrite the format
+    staged = {name: folder / f".{Path(name).stem}.saving.png" for name in pictures}
+    staged[SCAN_FILE] = folder / f".{SCAN_FILE}.saving"
+    try:
+        for name, image in pictures.items():
+            _write(staged[name], image)
+        staged[SCAN_FILE].write_text(json.dumps(design, indent=1) + "\n")
+        for name, stage in staged.items():
+            stage.replace(folder / name)
+    finally:
+        for stage in staged.values():
+            stage.unlink(missing_ok=True)
+    for name in pictures:
+        (folder / name).with_suffix(".small.png").unlink(missing_ok=True)
+    _write(folder / SHEET, contact_sheet(folder, set(design.get("to_check", []))))
+    return dict(design)
+
+
 def swap_faces(folder: Path, a: str, b: str) -> dict[str, Any]:
     """Swap the names of two faces of a scanned deck (the dealer's correction of a misread):
     their pictures trade places, ``design.json`` and the contact sheet follow, and both
@@ -710,9 +736,7 @@ def swap_faces(folder: Path, a: str, b: str) -> dict[str, Any]:
         faces[card]["sure"] = True
         faces[card]["checked_by_dealer"] = True
     design["to_check"] = [c for c in design.get("to_check", []) if c not in (a, b)]
-    (folder / SCAN_FILE).write_text(json.dumps(design, indent=1) + "\n")
-    _write(folder / SHEET, contact_sheet(folder, set(design["to_check"])))
-    return dict(design)
+    return _save_design(folder, design)
 
 
 def retake_face(
@@ -764,19 +788,7 @@ def retake_face(
         }
         design["to_check"] = [c for c in design.get("to_check", []) if c != card]
     design.setdefault("photos", []).append(str(photo))
-    staged_picture = folder / f".{Path(target).stem}.retake.png"  # the extension tells imwrite the format
-    staged_design = folder / f".{SCAN_FILE}.retake"
-    try:
-        _write(staged_picture, picture)
-        staged_design.write_text(json.dumps(design, indent=1) + "\n")
-        staged_picture.replace(folder / target)
-        staged_design.replace(folder / SCAN_FILE)
-    finally:
-        staged_picture.unlink(missing_ok=True)
-        staged_design.unlink(missing_ok=True)
-    (folder / target).with_suffix(".small.png").unlink(missing_ok=True)  # the renderer's copy, made again
-    _write(folder / SHEET, contact_sheet(folder, set(design.get("to_check", []))))
-    return dict(design)
+    return _save_design(folder, design, {target: picture})
 
 
 def _retaken_back(

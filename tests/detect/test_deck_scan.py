@@ -55,6 +55,21 @@ def _truth_name(photos: Path, photo: str, corners: list[list[float]]) -> str:
     return str(nearest["card"])
 
 
+def _copy(scanned: tuple[Path, dict[str, Any]], to: Path, **changes: Any) -> tuple[Path, dict[str, Any]]:
+    """A copy of the scanned folder to correct, its ``design.json`` with ``changes``."""
+    shutil.copytree(scanned[0], to)
+    design = {**json.loads((to / SCAN_FILE).read_text()), **changes}
+    (to / SCAN_FILE).write_text(json.dumps(design))
+    return to, design
+
+
+def _felt(tmp_path: Path) -> Path:
+    """A photo of a bare green cloth."""
+    path = tmp_path / "felt.png"
+    cv2.imwrite(str(path), np.full((600, 800, 3), (40, 110, 30), np.uint8))
+    return path
+
+
 def test_a_scan_names_every_face_of_a_deck_it_never_saw_from_five_photos(
     photos: Path, scanned: tuple[Path, dict[str, Any]]
 ) -> None:
@@ -117,8 +132,7 @@ def test_hands_are_dealt_from_a_scanned_deck_for_its_lesson(
 
 
 def test_the_dealer_swaps_two_misnamed_faces(scanned: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
-    folder = tmp_path / "copy"
-    shutil.copytree(scanned[0], folder)
+    folder, _ = _copy(scanned, tmp_path / "copy")
     queen, jack = (folder / "Qs.png").read_bytes(), (folder / "Js.png").read_bytes()
     design = swap_faces(folder, "Qs", "Js")
     assert (folder / "Qs.png").read_bytes() == jack and (folder / "Js.png").read_bytes() == queen
@@ -145,21 +159,17 @@ def test_the_dealer_retakes_a_face_the_scan_got_wrong_from_a_new_photo(
     from assistant.cli import main
     from assistant.synth.scan_photos import write_scan_photos
 
-    folder = tmp_path / "copy"
-    shutil.copytree(scanned[0], folder)
     # the scan went wrong on the Qs: its picture is another card's, flagged for the dealer
+    flagged = sorted({*scanned[1]["to_check"], "Qs"}, key=NAMES.index)
+    folder, design = _copy(scanned, tmp_path / "copy", to_check=flagged)
     shutil.copyfile(folder / "Js.png", folder / "Qs.png")
-    design = json.loads((folder / SCAN_FILE).read_text())
-    design["to_check"] = sorted({*design["to_check"], "Qs"}, key=NAMES.index)
-    (folder / SCAN_FILE).write_text(json.dumps(design))
     before = {p.name: p.read_bytes() for p in folder.iterdir()}
 
     # a photo of other cards, or of none, changes nothing
     others = write_scan_photos(DECK, tmp_path / "others", 3, only=["2c", "9h"])[0]
     with pytest.raises(DeckScanError, match="2 face-up cards and none reads as Qs"):
         retake_face(folder, "Qs", others, log=lambda _: None)
-    felt = tmp_path / "felt.png"
-    cv2.imwrite(str(felt), np.full((600, 800, 3), (40, 110, 30), np.uint8))
+    felt = _felt(tmp_path)
     with pytest.raises(DeckScanError, match="no face-up card found"):
         retake_face(folder, "Qs", felt, log=lambda _: None)
     with pytest.raises(DeckScanError, match="not a card name"):
@@ -200,20 +210,15 @@ def test_the_dealer_retakes_the_back_from_a_photo_of_a_card_face_down(
     from assistant.cli import main
     from assistant.synth.scan_photos import write_scan_photos
 
-    folder = tmp_path / "copy"
-    shutil.copytree(scanned[0], folder)
     # a scan whose photos held no card face down draws a back
-    design = json.loads((folder / SCAN_FILE).read_text())
-    (folder / SCAN_FILE).write_text(json.dumps({**design, "back": "drawn"}))
+    folder, _ = _copy(scanned, tmp_path / "copy", back="drawn")
     drawn = np.full_like(_picture(folder / BACK), 255)
     cv2.imwrite(str(folder / BACK), drawn)
     faces_only = write_scan_photos(DECK, tmp_path / "faces", 4, only=["3c", "8s"])[0]
     with pytest.raises(DeckScanError, match="2 cards and none face down"):
         retake_face(folder, "back", faces_only, log=lambda _: None)
-    felt = tmp_path / "felt.png"
-    cv2.imwrite(str(felt), np.full((600, 800, 3), (40, 110, 30), np.uint8))
     with pytest.raises(DeckScanError, match="no card found"):
-        retake_face(folder, "back", felt, log=lambda _: None)
+        retake_face(folder, "back", _felt(tmp_path), log=lambda _: None)
     assert json.loads((folder / SCAN_FILE).read_text())["back"] == "drawn"
 
     # this design's back is a picture the readers take for a face: alone, it is the back
@@ -317,8 +322,7 @@ def test_deck_scan_and_swap_commands_report_in_one_line(
 ) -> None:
     from assistant.cli import main
 
-    folder = tmp_path / "copy"
-    shutil.copytree(scanned[0], folder)
+    folder, _ = _copy(scanned, tmp_path / "copy")
     assert main(["deck", "swap", str(folder), "As", "Ah"]) == 0
     assert json.loads(capsys.readouterr().out)["swapped"] == ["As", "Ah"]
     assert main(["deck", "swap", str(folder), "As", "1s"]) == 1
@@ -342,10 +346,7 @@ def test_a_scanned_deck_is_named_by_its_folder_in_the_dealers_note(tmp_path: Pat
 def test_a_photo_of_no_cards_finds_no_face(tmp_path: Path) -> None:
     from assistant.detect.deck_scan import DeckScanner
 
-    blank = np.full((600, 800, 3), (40, 110, 30), np.uint8)
-    path = tmp_path / "felt.png"
-    cv2.imwrite(str(path), blank)
-    faces, back, _, problems = DeckScanner().faces([path], log=lambda _: None)
+    faces, back, _, problems = DeckScanner().faces([_felt(tmp_path)], log=lambda _: None)
     assert faces == [] and back is None and problems == []
 
 
