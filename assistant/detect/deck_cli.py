@@ -45,32 +45,6 @@ def register(subparsers: Any) -> None:
     learn.add_argument("--work", type=Path, help="keep the rendered hands and training runs here")
     learn.add_argument("--workers", type=int, default=2, help="rendering processes (default 2)")
     learn.set_defaults(func=_learn)
-    play = sub.add_parser(
-        "learn-play",
-        help="tune stage 1 to the deck seen in recorded play (no labels, no design file)",
-        description="The shipped models read the recording's zone crops, and where they found cards, "
-        "corner indices, backs and stacks becomes stage 1's labels; the readers stay as they are. "
-        "For a deck that is neither in decks.json nor scanned. Writes a complete model folder for "
-        "--models. About 5 minutes on 2 CPU cores for a few hands' crops.",
-    )
-    play.add_argument(
-        "sources",
-        nargs="+",
-        type=Path,
-        metavar="SOURCE",
-        help="a recorded session's video (its calibration beside it, as replay takes it) or a "
-        "folder of zone crops (1 mm per pixel, as synth zones writes them)",
-    )
-    play.add_argument("--out", type=Path, required=True, help="the model folder to write (new or empty)")
-    play.add_argument("--base", type=Path, default=None, help="the models to start from (default: models/)")
-    play.add_argument(
-        "--layout",
-        type=Path,
-        help="the videos' calibration file (default: VIDEO.calibration.json beside each video)",
-    )
-    play.add_argument("--work", type=Path, help="keep the labelled zone crops and the training run here")
-    play.add_argument("--workers", type=int, default=2, help="stage 1's data loaders (default 2)")
-    play.set_defaults(func=_learn_play)
     scan = sub.add_parser(
         "scan",
         help="make a deck's design from photos of its 52 faces, for `deck learn`",
@@ -166,41 +140,6 @@ def _learn(args: argparse.Namespace) -> int:
             f"deck learn: the tuned models read the check hands no better than {base}: keep using those",
             file=sys.stderr,
         )
-    return 0
-
-
-def _learn_play(args: argparse.Namespace) -> int:
-    from assistant.cli import CommandError
-    from assistant.detect.deck_learning import DeckLearningError
-    from assistant.detect.pipeline import MODELS_DIR
-    from assistant.detect.play_lesson import PlaySource, learn_from_play
-
-    if args.workers < 1:
-        raise CommandError("--workers must be at least 1")
-
-    def log(line: str) -> None:
-        print(line, file=sys.stderr)
-
-    sources = []
-    for path in args.sources:
-        if path.is_dir():
-            sources.append(PlaySource(path))
-        elif path.is_file():
-            from assistant.pipeline.cli import calibration_for
-
-            sources.append(PlaySource(path, calibration_for(path, args.layout)))
-        else:
-            raise CommandError(f"{path}: no such video or folder")
-    _stop_cleanly_on_sigterm()
-    try:
-        record = learn_from_play(
-            sources, args.out, base=args.base or MODELS_DIR, work=args.work, workers=args.workers, log=log
-        )
-    except DeckLearningError as error:
-        raise CommandError(str(error)) from error
-    except OSError as error:
-        raise CommandError(f"cannot write the learnt deck: {error}") from error
-    print(json.dumps({"models": str(args.out), **record}))
     return 0
 
 

@@ -47,8 +47,6 @@ TUNED = (DETECTOR_ONNX, DETECTOR_PT, INDEX_READER, STRIP_READER)
 COPIED = (FACE_READER, CHIP_READER, STACK_COUNTER, STACK_FINDER_ONNX, CARD_FINDER_ONNX)
 #: What a learnt folder says about itself.
 DECK_FILE = "deck.json"
-#: The deck ``deck.json`` names for a stage 1 learnt from recorded play (``deck learn-play``).
-PLAY_DECK = "play"
 
 
 class DeckLearningError(RuntimeError):
@@ -181,7 +179,7 @@ def _teach(
             shutil.copyfile(base / name, into / name)  # a copy, never a link into the base folder
     shipped = Recipe.load(DEFAULT_RECIPE)
     _tune_readers(base, zones, lesson, shipped, room, into, log)
-    tune_stage_one(base, zones, lesson.detector_epochs, lesson.detector_lr, room, into, workers, log)
+    _tune_stage_one(base, zones, lesson, shipped, room, into, workers, log)
     check: dict[str, dict[str, float | int]] = {}
     if crops.get("val"):
         check = {"base": _card_identity(base, zones), "learnt": _card_identity(into, zones)}
@@ -234,25 +232,21 @@ def _tune_readers(
         blend_onnx(base / name, tuned, lesson.reader_share, into / name)
 
 
-def tune_stage_one(
+def _tune_stage_one(
     base: Path,
     zones: Path,
-    epochs: int,
-    lr: float,
+    lesson: DeckLesson,
+    shipped: Recipe,
     room: Path,
     into: Path,
     workers: int,
     log: Callable[[str], None],
 ) -> None:
-    """Stage 1 (``base``'s ``detector.pt``) tuned ``epochs`` at ``lr`` on the zone dataset
-    ``zones`` as the shipped recipe trains it; the last epoch is written to ``into`` as
-    ONNX and as ultralytics weights. ``room``: the training run's scratch folder."""
     from assistant.detect.train_detector import export_detector, train_detector
 
-    shipped = Recipe.load(DEFAULT_RECIPE)
     args = shipped.detector_args | {
-        "epochs": epochs,
-        "lr0": lr,
+        "epochs": lesson.detector_epochs,
+        "lr0": lesson.detector_lr,
         "warmup_epochs": 0.1,
         "workers": max(1, workers),
         "project": str(room / "runs"),
@@ -260,7 +254,7 @@ def tune_stage_one(
         "exist_ok": True,
     }
     recipe = replace(shipped, dataset=zones, detector_args=args)
-    log(f"tuning stage 1 for {epochs} epochs from {base / DETECTOR_PT}")
+    log(f"tuning stage 1 for {lesson.detector_epochs} epochs from {base / DETECTOR_PT}")
     best = train_detector(recipe, weights=base / DETECTOR_PT)
     last = best.parent / "last.pt"
     export_detector(last, into / DETECTOR_ONNX)
@@ -308,10 +302,6 @@ def deck_note(models: Path) -> str | None:
     from assistant.synth.decks import SCAN_PREFIX
 
     deck = str(learnt["deck"])
-    if deck == PLAY_DECK:  # a stage 1 learnt from recorded play (assistant.detect.play_lesson)
-        crops = learnt.get("zone_crops")
-        seen = f" from {crops} zone crops" if isinstance(crops, int) else ""
-        return f"stage 1 tuned to this table's deck{seen} of its recorded play ({models})"
     what = f"scanned into {deck.removeprefix(SCAN_PREFIX)}" if deck.startswith(SCAN_PREFIX) else deck
     note = f"card models tuned to the deck {what} ({models})"
     check = learnt.get("card_identity_on_check_hands")

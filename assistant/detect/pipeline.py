@@ -514,16 +514,6 @@ class CardDetector:
             max_index_px=max_index_px,
         )
 
-    def class_id(self, name: str) -> int | None:
-        """Stage 1's class number for ``name`` (``card``, ``index``, ``face_down``, a
-        ``chips_`` colour), None where stage 1 has no such class."""
-        return self._class.get(name)
-
-    @property
-    def class_names(self) -> list[str]:
-        """Stage 1's class names, in class-number order."""
-        return list(self._class)
-
     @classmethod
     def for_zones(cls, models: Path = MODELS_DIR, *, backend: str = "onnx", threads: int = 0) -> CardDetector:
         """The detector as the camera pipeline runs it, on upright 1 mm/px zone crops."""

@@ -90,10 +90,7 @@ def _demo(args: argparse.Namespace) -> int:
     return 1
 
 
-def calibration_for(video: Path, layout: Path | None) -> Any:
-    """The calibration a recorded ``video`` is read with: ``layout`` (a calibration file, or
-    a layout to calibrate from the video's markers), else ``VIDEO.calibration.json`` beside
-    it; CommandError says why there is none."""
+def _calibration(video: Path, layout: Path | None) -> Any:
     from assistant.cli import CommandError
     from assistant.vision.calibration import CalibrationError, load_calibration
     from assistant.vision.cli import calibrate_from_source
@@ -154,7 +151,7 @@ def _run_replay(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
         source = VideoFileSource(args.video)
     except SourceError as error:
         raise CommandError(str(error)) from None
-    calibration = calibration_for(args.video, args.layout)
+    calibration = _calibration(args.video, args.layout)
     from assistant.vision.sampling import sampling_warning
 
     coarse = sampling_warning(calibration)

@@ -90,28 +90,6 @@ class ReplayReport:
 CARD_ZONE_MARGIN_MM = (32.0, 20.0)
 
 
-def table_zone_keys(calibration: Calibration, *, read_bets: bool = True) -> dict[str, str]:
-    """The layout's zones the camera pipeline reads (each seat's cards, and its bet where
-    ``read_bets``), layout key to engine key."""
-    seat_numbers = [seat.number for seat in calibration.layout.seats]
-    return {
-        key: zone
-        for key, zone in layout_zone_keys(seat_numbers).items()
-        if read_bets or key.endswith(".cards")
-    }
-
-
-def table_zone_rectifier(
-    calibration: Calibration, *, read_bets: bool = True, mm_per_px: float = 1.0
-) -> ZoneRectifier:
-    """The zones of :func:`table_zone_keys` cut as the camera pipeline cuts them: upright at
-    ``mm_per_px``, card zones with :data:`CARD_ZONE_MARGIN_MM` around them."""
-    keys = table_zone_keys(calibration, read_bets=read_bets)
-    zones = {key: rect for key, rect in calibration.layout.zones().items() if key in keys}
-    margins = {key: CARD_ZONE_MARGIN_MM for key in zones if key.endswith(".cards")}
-    return ZoneRectifier(calibration, zones, mm_per_px=mm_per_px, margins=margins)
-
-
 class TablePipeline:
     """Frames to events for one calibrated table and one session."""
 
@@ -130,8 +108,15 @@ class TablePipeline:
         self.counter = counter
         self.referee = Referee(session, read_bets=read_bets)
         self.detector = detector
-        self.keys = table_zone_keys(calibration, read_bets=read_bets)
-        self.rectifier = table_zone_rectifier(calibration, read_bets=read_bets, mm_per_px=mm_per_px)
+        seat_numbers = [seat.number for seat in calibration.layout.seats]
+        self.keys = {
+            key: zone
+            for key, zone in layout_zone_keys(seat_numbers).items()
+            if read_bets or key.endswith(".cards")
+        }
+        zones = {key: rect for key, rect in calibration.layout.zones().items() if key in self.keys}
+        margins = {key: CARD_ZONE_MARGIN_MM for key in zones if key.endswith(".cards")}
+        self.rectifier = ZoneRectifier(calibration, zones, mm_per_px=mm_per_px, margins=margins)
         self.gate = MotionGate()
         self.occlusion = OcclusionCheck()
         self.occluded: set[str] = set()
