@@ -31,11 +31,13 @@ def blend_onnx(base: Path, tuned: Path, share: float, out: Path) -> Path:
     import onnx
     from onnx import numpy_helper
 
+    from assistant.detect.onnx_weights import initializers
+
     _check_share(share)
     first, second = onnx.load(str(base)), onnx.load(str(tuned))
     if [n.op_type for n in first.graph.node] != [n.op_type for n in second.graph.node]:
         raise BlendError(f"{base} and {tuned} are not one graph: their operators differ")
-    weights = {t.name: numpy_helper.to_array(t) for t in first.graph.initializer}
+    weights = initializers(first)
     blended = []
     for tensor in second.graph.initializer:
         theirs = numpy_helper.to_array(tensor)

@@ -28,7 +28,8 @@ class OnnxWeightsError(ValueError):
     """The ONNX file is not a reader exported by this project."""
 
 
-def _initialisers(model: Any) -> dict[str, npt.NDArray[np.float32]]:
+def initializers(model: Any) -> dict[str, npt.NDArray[np.float32]]:
+    """An ONNX model's initializers (its weights) by name, as arrays."""
     from onnx import numpy_helper
 
     return {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
@@ -68,7 +69,7 @@ def reader_from_onnx(path: Path) -> CropReader:
         raise OnnxWeightsError(f"cannot read {path}: {error.strerror or error}") from error
     except DecodeError as error:
         raise OnnxWeightsError(f"{path} is not an ONNX file: {error}") from error
-    weights = _initialisers(model)
+    weights = initializers(model)
     convs = [n for n in model.graph.node if n.op_type == "Conv"]
     gemms = [n for n in model.graph.node if n.op_type == "Gemm"]
     if len(convs) != 6 or len(gemms) < 2 or any(len(n.input) != 3 for n in convs + gemms):

@@ -19,6 +19,7 @@ from assistant.detect.deck_learning import (
     learn_deck,
     learnt_deck,
 )
+from assistant.detect.onnx_weights import initializers
 from assistant.detect.pipeline import INDEX_READER, MODELS_DIR, STRIP_READER
 
 #: A lesson small enough for a test: one hand to learn from, one to check, one epoch each,
@@ -42,9 +43,8 @@ def _digest(path: Path) -> str:
 
 def _weights(path: Path) -> dict[str, npt.NDArray[np.float32]]:
     import onnx
-    from onnx import numpy_helper
 
-    return {t.name: numpy_helper.to_array(t) for t in onnx.load(str(path)).graph.initializer}
+    return initializers(onnx.load(str(path)))
 
 
 def test_zone_hands_of_one_deck_are_all_dealt_from_that_deck(tmp_path: Path) -> None:
