@@ -176,6 +176,7 @@ def _detect(args: argparse.Namespace) -> int:
 def _train(args: argparse.Namespace) -> int:
     from assistant.cli import CommandError
     from assistant.detect.recipe import DEFAULT_RECIPE, Recipe, RecipeError
+    from assistant.synth.dataset import WorkerDiedError
 
     try:
         recipe = Recipe.load(args.config or DEFAULT_RECIPE)
@@ -216,7 +217,7 @@ def _train(args: argparse.Namespace) -> int:
             _export(args)
     except FileNotFoundError as error:
         raise CommandError(str(error)) from error
-    except ValueError as error:
+    except (ValueError, WorkerDiedError) as error:  # a bad recipe, or a data worker killed
         raise CommandError(str(error)) from error
     return 0
 

@@ -100,6 +100,7 @@ def _learn(args: argparse.Namespace) -> int:
     from assistant.cli import CommandError
     from assistant.detect.deck_learning import DeckLearningError, DeckLesson, learn_deck
     from assistant.detect.pipeline import MODELS_DIR
+    from assistant.synth.dataset import WorkerDiedError
 
     if args.workers < 1:
         raise CommandError("--workers must be at least 1")
@@ -130,7 +131,7 @@ def _learn(args: argparse.Namespace) -> int:
     try:
         base, work = args.base or MODELS_DIR, args.work
         record = learn_deck(deck_id, args.out, base=base, lesson=lesson, work=work, workers=args.workers)
-    except (DeckLearningError, ValueError) as error:
+    except (DeckLearningError, WorkerDiedError, ValueError) as error:
         raise CommandError(str(error)) from error
     except OSError as error:
         raise CommandError(f"cannot write the learnt deck: {error}") from error

@@ -230,13 +230,15 @@ def _splits(text: str) -> tuple[str, ...]:
 
 @contextmanager
 def _writing(what: str) -> Iterator[None]:
-    """Turns missing decks and a write that fails into the command's clear error."""
+    """Turns missing decks, a rendering worker that died and a write that fails into the
+    command's clear error."""
     from assistant.cli import CommandError
+    from assistant.synth.dataset import WorkerDiedError
     from assistant.synth.decks import DecksMissingError
 
     try:
         yield
-    except DecksMissingError as error:
+    except (DecksMissingError, WorkerDiedError) as error:
         raise CommandError(str(error)) from error
     except OSError as error:
         raise CommandError(f"cannot write {what}: {error}") from error

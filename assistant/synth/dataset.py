@@ -23,6 +23,8 @@ import json
 import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -201,15 +203,32 @@ def write_dataset(
     return summary
 
 
+class WorkerDiedError(RuntimeError):
+    """A worker process of :func:`run_jobs` died before its job was done."""
+
+
 def run_jobs(
     fn: Callable[[J], T], jobs: Sequence[J], workers: int, progress: Callable[[int, int], None] | None
 ) -> list[T]:
-    """``fn`` over ``jobs`` (in ``workers`` processes when more than one), in order."""
+    """``fn`` over ``jobs`` (in ``workers`` processes when more than one), in order.
+
+    A worker that dies (killed for memory, say) raises :class:`WorkerDiedError` instead of
+    leaving the run waiting for it for ever, as a ``multiprocessing.Pool`` would.
+    """
     if workers > 1:
         # spawn, not fork: a process that already runs thread pools (ONNX Runtime, torch)
         # can hand a forked worker a lock that nobody will ever release
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            return list(_iterate(pool.imap(fn, jobs, chunksize=1), progress, len(jobs)))
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+        try:
+            return list(_iterate(pool.map(fn, jobs), progress, len(jobs)))
+        except BrokenProcessPool as error:
+            name = getattr(fn, "__name__", "work")
+            raise WorkerDiedError(
+                f"a worker process died before its job was done ({len(jobs)} jobs of {name} "
+                f"in {workers} processes); was it killed for memory?"
+            ) from error
+        finally:  # on an error or Ctrl-C, jobs not yet started are dropped, not run
+            pool.shutdown(wait=True, cancel_futures=True)
     return list(_iterate(map(fn, jobs), progress, len(jobs)))
 
 
