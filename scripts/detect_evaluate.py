@@ -10,8 +10,9 @@ no finder in the model folder, from the search at every scale and angle), or wit
 ``--quick`` in one stage-1 pass; ``--zones`` reads zone crops as the camera pipeline does.
 
 Writes card-identity F1 (all labelled face-up cards, and those with a visible corner
-index), chip-count accuracy (side visible) and unknown-rate (seen from above), and, with
-``detector.pt`` present, stage-1 mAP50 per class group from ultralytics' validator.
+index; the wrong cards counted by where they lie, ``wrong_cards_by_place``), chip-count
+accuracy (side visible) and unknown-rate (seen from above), and, with ``detector.pt``
+present, stage-1 mAP50 per class group from ultralytics' validator.
 The confusion matrix is over the 52 cards, for predicted cards whose box lies on a card.
 """
 

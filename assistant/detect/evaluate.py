@@ -110,6 +110,43 @@ def true_cards(truth: dict[str, Any], readable: bool, judged: bool = True) -> li
     return out
 
 
+@dataclass(frozen=True)
+class CardVerdict:
+    """How one predicted card was judged: ``"right"``, ``"wrong"`` or ``"unjudged"`` (read
+    right on a card too little in view to be judged), and the judged true cards (their
+    positions in the truth list) that its box's centre lies on."""
+
+    card: Card
+    verdict: str
+    under: tuple[int, ...]
+
+
+def judge_cards(
+    detection: Detection,
+    truth_cards: list[tuple[str, np.ndarray]],
+    unjudged: Sequence[tuple[str, np.ndarray]] = (),
+) -> tuple[list[CardVerdict], list[bool]]:
+    """Each predicted card's verdict, surest first, and which true cards were matched.
+
+    A card is right on the first unmatched true card of its name under its box's centre;
+    each true card is matched at most once.
+    """
+    used = [False] * len(truth_cards)
+    verdicts: list[CardVerdict] = []
+    for card in sorted(detection.cards, key=lambda c: -c.confidence):
+        centre = _centre(card)
+        under = tuple(k for k, (_, poly) in enumerate(truth_cards) if _on(poly, centre))
+        hit = next((k for k in under if not used[k] and truth_cards[k][0] == card.card), None)
+        if hit is not None:
+            used[hit] = True
+            verdicts.append(CardVerdict(card, "right", under))
+        elif any(name == card.card and _on(poly, centre) for name, poly in unjudged):
+            verdicts.append(CardVerdict(card, "unjudged", under))
+        else:
+            verdicts.append(CardVerdict(card, "wrong", under))
+    return verdicts, used
+
+
 def match_cards(
     detection: Detection,
     truth_cards: list[tuple[str, np.ndarray]],
@@ -120,32 +157,68 @@ def match_cards(
     A card read right on one of the ``unjudged`` cards (face up but too little in view to
     be judged, :func:`true_cards` with ``judged=False``) counts as neither right nor wrong.
     """
-    used = [False] * len(truth_cards)
-    tally = Tally()
+    verdicts, used = judge_cards(detection, truth_cards, unjudged)
+    tally = Tally(fn=used.count(False))
     pairs: list[tuple[str, str]] = []
-    for card in sorted(detection.cards, key=lambda c: -c.confidence):
-        cx, cy = (card.box[0] + card.box[2]) / 2, (card.box[1] + card.box[3]) / 2
-        under = [
-            k
-            for k, (_, poly) in enumerate(truth_cards)
-            if cv2.pointPolygonTest(poly, (float(cx), float(cy)), False) >= 0
-        ]
-        hit = next((k for k in under if not used[k] and truth_cards[k][0] == card.card), None)
-        if hit is None and any(
-            name == card.card and cv2.pointPolygonTest(poly, (float(cx), float(cy)), False) >= 0
-            for name, poly in unjudged
-        ):
-            tally.unjudged += 1
-        elif hit is None:
-            tally.fp += 1
-            if under:
-                pairs.append((truth_cards[under[0]][0], card.card))
-        else:
-            used[hit] = True
+    for v in verdicts:
+        if v.verdict == "right":
             tally.tp += 1
-            pairs.append((card.card, card.card))
-    tally.fn = used.count(False)
+            pairs.append((v.card.card, v.card.card))
+        elif v.verdict == "unjudged":
+            tally.unjudged += 1
+        else:
+            tally.fp += 1
+            if v.under:
+                pairs.append((truth_cards[v.under[0]][0], v.card.card))
     return tally, pairs
+
+
+#: Where a wrong card (one counted ``fp``) lies: its box's centre on a judged card whose
+#: name it did not read, on a judged card of its name already matched by a surer reading,
+#: on a face-up card too little in view to be judged (read as another card), on a
+#: face-down card, or on none of these.
+WRONG_CARD_PLACES = (
+    "misread card",
+    "second read of a card",
+    "card too little in view",
+    "face-down card",
+    "nothing labelled",
+)
+
+
+def wrong_card_places(
+    detection: Detection,
+    truth: dict[str, Any],
+    truth_cards: list[tuple[str, np.ndarray]],
+    unjudged: Sequence[tuple[str, np.ndarray]] = (),
+) -> dict[str, int]:
+    """How many of an image's wrong cards lie on each of :data:`WRONG_CARD_PLACES`."""
+    counts = dict.fromkeys(WRONG_CARD_PLACES, 0)
+    backs = [obj["box"] for obj in truth["objects"] if obj["kind"] == "face_down" and obj.get("box")]
+    verdicts, _ = judge_cards(detection, truth_cards, unjudged)
+    for v in verdicts:
+        if v.verdict != "wrong":
+            continue
+        x, y = _centre(v.card)
+        if v.under:
+            named = any(truth_cards[k][0] == v.card.card for k in v.under)
+            place = "second read of a card" if named else "misread card"
+        elif any(_on(poly, (x, y)) for _, poly in unjudged):
+            place = "card too little in view"
+        elif any(b[0] <= x <= b[2] and b[1] <= y <= b[3] for b in backs):
+            place = "face-down card"
+        else:
+            place = "nothing labelled"
+        counts[place] += 1
+    return counts
+
+
+def _centre(card: Card) -> tuple[float, float]:
+    return (card.box[0] + card.box[2]) / 2, (card.box[1] + card.box[3]) / 2
+
+
+def _on(poly: np.ndarray, point: tuple[float, float]) -> bool:
+    return cv2.pointPolygonTest(poly, (float(point[0]), float(point[1])), False) >= 0
 
 
 #: A reported face-down card is right where its box overlaps a true back's this much; a
@@ -254,6 +327,8 @@ class Report:
     counted: Tally | None = None
     asked: Tally | None = None
     chip_stacks: Tally = field(default_factory=Tally)  # boxes found, colour right
+    #: all labelled cards' wrong readings by where they lie (``WRONG_CARD_PLACES``)
+    wrong_cards: dict[str, int] = field(default_factory=lambda: dict.fromkeys(WRONG_CARD_PLACES, 0))
 
     def to_json(self) -> dict[str, Any]:
         bins = sorted(self.per_sampling.items(), key=lambda item: _bin_order(item[0]))
@@ -262,6 +337,7 @@ class Report:
             "card_identity_all_labelled": self.all_cards.to_json(),
             "card_identity_index_visible": self.readable_cards.to_json(),
             "card_identity_per_deck": {d: t.to_json() for d, t in sorted(self.per_deck.items())},
+            "wrong_cards_by_place": dict(self.wrong_cards),
             **(
                 {"card_identity_per_camera_mm_per_px": {label: t.to_json() for label, t in bins}}
                 if bins
@@ -329,6 +405,8 @@ def evaluate(
         judged, unjudged = true_cards(truth, readable=False), true_cards(truth, False, judged=False)
         tally, pairs = match_cards(det, judged, unjudged)
         report.all_cards.add(tally)
+        for place, count in wrong_card_places(det, truth, judged, unjudged).items():
+            report.wrong_cards[place] += count
         if memories is not None:
             hand = str(truth["image"]).rsplit("_", 2)[0]
             seen = memories.recall(f"{hand}/{truth.get('zone')}", det.to_json(with_index=True))
