@@ -16,7 +16,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import cv2
 import numpy as np
@@ -117,7 +117,7 @@ class CardVerdict:
     positions in the truth list) that its box's centre lies on."""
 
     card: Card
-    verdict: str
+    verdict: Literal["right", "wrong", "unjudged"]
     under: tuple[int, ...]
 
 
