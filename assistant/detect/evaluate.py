@@ -157,8 +157,14 @@ def match_cards(
     A card read right on one of the ``unjudged`` cards (face up but too little in view to
     be judged, :func:`true_cards` with ``judged=False``) counts as neither right nor wrong.
     """
-    verdicts, used = judge_cards(detection, truth_cards, unjudged)
-    tally = Tally(fn=used.count(False))
+    return tally_verdicts(*judge_cards(detection, truth_cards, unjudged), truth_cards)
+
+
+def tally_verdicts(
+    verdicts: Sequence[CardVerdict], used: Sequence[bool], truth_cards: list[tuple[str, np.ndarray]]
+) -> tuple[Tally, list[tuple[str, str]]]:
+    """:func:`match_cards` from an image's verdicts (:func:`judge_cards`)."""
+    tally = Tally(fn=list(used).count(False))
     pairs: list[tuple[str, str]] = []
     for v in verdicts:
         if v.verdict == "right":
@@ -187,15 +193,15 @@ WRONG_CARD_PLACES = (
 
 
 def wrong_card_places(
-    detection: Detection,
+    verdicts: Sequence[CardVerdict],
     truth: dict[str, Any],
     truth_cards: list[tuple[str, np.ndarray]],
     unjudged: Sequence[tuple[str, np.ndarray]] = (),
 ) -> dict[str, int]:
-    """How many of an image's wrong cards lie on each of :data:`WRONG_CARD_PLACES`."""
+    """How many of an image's wrong cards (its :func:`judge_cards` verdicts) lie on each of
+    :data:`WRONG_CARD_PLACES`."""
     counts = dict.fromkeys(WRONG_CARD_PLACES, 0)
-    backs = [obj["box"] for obj in truth["objects"] if obj["kind"] == "face_down" and obj.get("box")]
-    verdicts, _ = judge_cards(detection, truth_cards, unjudged)
+    backs = [b for labelled in (True, False) for b, _ in true_boxes(truth, "face_down", labelled)]
     for v in verdicts:
         if v.verdict != "wrong":
             continue
@@ -403,9 +409,10 @@ def evaluate(
         report.seconds += time.perf_counter() - t0
         report.images += 1
         judged, unjudged = true_cards(truth, readable=False), true_cards(truth, False, judged=False)
-        tally, pairs = match_cards(det, judged, unjudged)
+        verdicts, used = judge_cards(det, judged, unjudged)
+        tally, pairs = tally_verdicts(verdicts, used, judged)
         report.all_cards.add(tally)
-        for place, count in wrong_card_places(det, truth, judged, unjudged).items():
+        for place, count in wrong_card_places(verdicts, truth, judged, unjudged).items():
             report.wrong_cards[place] += count
         if memories is not None:
             hand = str(truth["image"]).rsplit("_", 2)[0]

@@ -9,7 +9,14 @@ from typing import Any
 import cv2
 import numpy as np
 
-from assistant.detect.evaluate import WRONG_CARD_PLACES, evaluate, match_cards, true_cards, wrong_card_places
+from assistant.detect.evaluate import (
+    WRONG_CARD_PLACES,
+    evaluate,
+    judge_cards,
+    match_cards,
+    true_cards,
+    wrong_card_places,
+)
 from assistant.detect.pipeline import Card, Detection
 
 SEVEN = (10.0, 10.0, 73.0, 98.0)  # a judged 7h
@@ -37,7 +44,8 @@ def _truth() -> dict[str, Any]:
 def _places(*cards: Card) -> dict[str, int]:
     truth = _truth()
     judged, unjudged = true_cards(truth, readable=False), true_cards(truth, False, judged=False)
-    return wrong_card_places(Detection("x", list(cards)), truth, judged, unjudged)
+    verdicts, _ = judge_cards(Detection("x", list(cards)), judged, unjudged)
+    return wrong_card_places(verdicts, truth, judged, unjudged)
 
 
 def _only(place: str, count: int = 1) -> dict[str, int]:
