@@ -57,6 +57,7 @@ def register(subparsers: Any) -> None:
         ("reader", "stage 2: rank and suit from a corner index"),
         ("strips", "stage 2: rank and suit from a card's upright left strip (zone crops)"),
         ("faces", "stage 2: rank and suit from a card's whole face, a strip 72 mm wide (zone crops)"),
+        ("backs", "stage 2: whether a card box's strip shows a card face up or its back (zone crops)"),
         ("chips", "stage 2: chip count"),
         ("stacks", "stack counter: chips in a stack from its side view (synth stacks data)"),
     ):
@@ -84,6 +85,7 @@ def register(subparsers: Any) -> None:
         type=Path,
         help="face reader checkpoint (OUT/epochN.pt or best.pt): a strip reader trained 72 mm wide",
     )
+    ex.add_argument("--backs", type=Path, help="back reader checkpoint (best.pt): face up or back")
     ex.add_argument("--chips", type=Path, help="chip reader checkpoint (best.pt)")
     ex.add_argument("--stacks", type=Path, help="stack counter checkpoint (best.pt)")
     ex.add_argument(
@@ -195,20 +197,22 @@ def _train(args: argparse.Namespace) -> int:
                 epochs=args.epochs,
             )
             print(f"detector weights: {best}")
-        elif args.stage in ("reader", "strips", "faces", "chips", "stacks"):
+        elif args.stage in ("reader", "strips", "faces", "backs", "chips", "stacks"):
             from assistant.detect.train_reader import train_reader
 
             kind, section = {
                 "reader": ("index", recipe.reader),
                 "strips": ("strips", recipe.strips),
                 "faces": ("strips", recipe.faces),  # a strip reader trained on wider strips
+                "backs": ("backs", recipe.backs),
                 "chips": ("chips", recipe.chips),
                 "stacks": ("stacks", recipe.stacks),
             }[args.stage]
             if args.threads < 1:
                 raise CommandError("--threads must be at least 1")
+            dataset = Path(section.dataset) if section.dataset else recipe.dataset
             best = train_reader(
-                kind, recipe.dataset, section, resume=args.resume, epochs=args.epochs, threads=args.threads
+                kind, dataset, section, resume=args.resume, epochs=args.epochs, threads=args.threads
             )
             print(f"{args.stage} weights: {best}")
         elif args.stage == "from-onnx":
@@ -235,6 +239,7 @@ def _export(args: argparse.Namespace) -> None:
 
     from assistant.cli import CommandError
     from assistant.detect.pipeline import (
+        BACK_READER,
         CARD_FINDER_ONNX,
         CHIP_READER,
         DETECTOR_ONNX,
@@ -253,6 +258,7 @@ def _export(args: argparse.Namespace) -> None:
         args.reader,
         args.strips,
         args.faces,
+        args.backs,
         args.chips,
         args.stacks,
         args.stack_finder,
@@ -260,7 +266,7 @@ def _export(args: argparse.Namespace) -> None:
     )
     if not any(given_files):
         raise CommandError(
-            "name at least one of --detector, --reader, --strips, --faces, --chips, --stacks, "
+            "name at least one of --detector, --reader, --strips, --faces, --backs, --chips, --stacks, "
             "--stack-finder, --card-finder"
         )
     for given in given_files:
@@ -282,7 +288,7 @@ def _export(args: argparse.Namespace) -> None:
         from assistant.detect.train_detector import export_detector
 
         print(export_detector(args.card_finder, out / CARD_FINDER_ONNX, imgsz=320))
-    if args.reader or args.strips or args.faces or args.chips or args.stacks:
+    if args.reader or args.strips or args.faces or args.backs or args.chips or args.stacks:
         from assistant.detect.train_reader import export_reader
 
         if args.reader:
@@ -291,6 +297,8 @@ def _export(args: argparse.Namespace) -> None:
             print(export_reader(args.strips, out / STRIP_READER))
         if args.faces:
             print(export_reader(args.faces, out / FACE_READER))
+        if args.backs:
+            print(export_reader(args.backs, out / BACK_READER))
         if args.chips:
             print(export_reader(args.chips, out / CHIP_READER))
         if args.stacks:

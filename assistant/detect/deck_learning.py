@@ -27,6 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from assistant.detect.pipeline import (
+    BACK_READER,
     CARD_FINDER_ONNX,
     CHIP_READER,
     DETECTOR_ONNX,
@@ -44,7 +45,7 @@ from assistant.detect.staged import new_or_empty, staged_folder
 #: The models a lesson tunes (stage 1 as ONNX and as ultralytics weights, the two readers).
 TUNED = (DETECTOR_ONNX, DETECTOR_PT, INDEX_READER, STRIP_READER)
 #: The base folder's other model files, copied unchanged where present.
-COPIED = (FACE_READER, CHIP_READER, STACK_COUNTER, STACK_FINDER_ONNX, CARD_FINDER_ONNX)
+COPIED = (FACE_READER, BACK_READER, CHIP_READER, STACK_COUNTER, STACK_FINDER_ONNX, CARD_FINDER_ONNX)
 #: What a learnt folder says about itself.
 DECK_FILE = "deck.json"
 

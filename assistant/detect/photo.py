@@ -188,6 +188,11 @@ class PhotoSettings:
     #: ``ZONE_CARD_CONF`` (stop 25) read the same 237 close-ups at 0.735 against 0.730 and
     #: the validation pool at 0.785 against 0.784 (stop 44: short of the 0.01 asked)
     card_box_conf: float | None = None
+    #: a card box with no stage-1 index is a back where the back reader gives its strip
+    #: less than this of showing a face (None: the back reader is not asked; not measured
+    #: on photos, where the card finder and ``finder_back_conf`` tell backs apart; the
+    #: zone crops' ``BACK_MAX_FACE``, stop 51)
+    back_max_face: float | None = None
     #: with a card finder (:mod:`assistant.detect.card_finder`): the input size (long
     #: side) the photo is brought to for it (chosen on the validation close-ups: F1 0.635
     #: at 480 against 0.609 at 320, the size it was trained at; with the votes 0.763 on
@@ -387,6 +392,7 @@ class PhotoDetector:
             .keeping_card_boxes_from(self.settings.card_box_conf)
             .reading_faces_at(self.settings.face_weight)
             .trusting_geometry_from(self.settings.sure_geometry)
+            .judging_backs_below(self.settings.back_max_face)
         )
         names = self.zones.detector.names
         self._card, self._back = names.index("card"), names.index("face_down")

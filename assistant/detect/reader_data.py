@@ -427,7 +427,7 @@ def strip_crops(
             if not shown or shown[0]["visible"] < STRIP_MIN_VISIBLE:
                 continue
             box = obj["box"]
-            if box[2] - box[0] < STRIP_MIN_BOX[0] or box[3] - box[1] < STRIP_MIN_BOX[1]:
+            if not _strip_sized(box):
                 continue
             rank, suit = targets.get(deck, DeckTargets()).targets(corner, card)
             if rank == NO_TARGET and suit == NO_TARGET:
@@ -440,6 +440,63 @@ def strip_crops(
             ranks.append(rank)
             suits.append(suit)
             decks.append(deck)
+    return _strip_set(patches, ranks, suits, decks, pad, size)
+
+
+#: The back reader's one head, ``face``: 1 where a card box's strip shows a card lying
+#: face up, 0 where it shows a back. Its target is kept in a crop set's ``rank``.
+FACE_UP, FACE_DOWN = 1, 0
+
+
+def face_or_back_strips(
+    dataset: Path, split: str, pad: int = STRIP_PAD, size: tuple[int, int] = STRIP_SIZE
+) -> CropSet:
+    """Upright strips of a zone dataset's cards, each with whether the card lies face up
+    (``FACE_UP``) or shows its back (``FACE_DOWN``), in ``rank``; ``suit`` is masked.
+
+    One per labelled card, face up or face down, lying upright or upside down with a box
+    at least ``STRIP_MIN_BOX``, cut from the card's box as :func:`strip_crops` cuts them;
+    a face-up card counts whether or not its corner index is in view (the back reader
+    judges the card boxes whose index stage 1 did not find).
+    """
+    patches: list[npt.NDArray[np.uint8]] = []
+    faces: list[int] = []
+    decks: list[str] = []
+    for image_path, truth in _truth_files(dataset, split):
+        shown = [
+            (obj["box"], FACE_UP if obj["kind"] == "card" else FACE_DOWN)
+            for obj in truth["objects"]
+            if obj["kind"] in ("card", "face_down")
+            and obj.get("labelled")
+            and obj.get("corners") is not None
+            and obj.get("box") is not None
+            and card_turns(obj["corners"]) is not None
+            and _strip_sized(obj["box"])
+        ]
+        image = cv2.imread(str(image_path)) if shown else None
+        if image is None:
+            continue
+        for box, face in shown:
+            patches.append(strip_crop(image, box, pad, size))
+            faces.append(face)
+            decks.append(truth["deck"])
+    return _strip_set(patches, faces, [NO_TARGET] * len(faces), decks, pad, size)
+
+
+def _strip_sized(box: list[float]) -> bool:
+    """Whether a card box is at least ``STRIP_MIN_BOX`` (narrower or shorter ones are cut by
+    the crop's edge)."""
+    return box[2] - box[0] >= STRIP_MIN_BOX[0] and box[3] - box[1] >= STRIP_MIN_BOX[1]
+
+
+def _strip_set(
+    patches: list[npt.NDArray[np.uint8]],
+    ranks: list[int],
+    suits: list[int],
+    decks: list[str],
+    pad: int,
+    size: tuple[int, int],
+) -> CropSet:
     if patches:
         stacked = np.stack(patches)
     else:

@@ -77,6 +77,8 @@ def reader_checkpoint(model: CropReader) -> dict[str, object]:
 INDEX_HEADS = {"rank": 13, "suit": 4}
 #: The index reader with a third head: is this crop a corner index at all (1) or not (0)?
 CHECKED_INDEX_HEADS = {**INDEX_HEADS, "index": 2}
+#: The back reader: does a card box's strip show a card lying face up (1) or its back (0)?
+BACK_HEADS = {"face": 2}
 
 
 def chip_heads(max_chips: int) -> dict[str, int]:

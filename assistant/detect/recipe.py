@@ -40,6 +40,7 @@ class ReaderRecipe:
     init: str = ""  # start from this reader checkpoint (best.pt): every layer whose shape fits
     balance: bool = False  # weigh classes by inverse square-root frequency
     datasets: tuple[str, ...] = ()  # more datasets whose train and val crops are added
+    dataset: str = ""  # train on this zone dataset instead of the recipe's (the back reader's drawn backs)
     max_unknown: int = 0  # chips: keep at most this many "unknown" crops per split (0: all)
     out: str = "runs/reader"
 
@@ -53,6 +54,7 @@ class Recipe:
     chips: ReaderRecipe = ReaderRecipe(out="runs/chips")
     strips: ReaderRecipe = ReaderRecipe(crop=88, crop_width=40, out="runs/strips")
     faces: ReaderRecipe = ReaderRecipe(crop=88, crop_width=72, out="runs/faces")
+    backs: ReaderRecipe = ReaderRecipe(crop=88, crop_width=40, out="runs/backs")
     stacks: ReaderRecipe = ReaderRecipe(crop=160, crop_width=32, out="runs/stacks")
 
     @classmethod
@@ -77,6 +79,8 @@ class Recipe:
             strips = ReaderRecipe(**{**strip_defaults, **_tupled(data.get("strips", {}))})
             face_defaults = {"crop": 88, "crop_width": 72, "out": "runs/faces"}
             faces = ReaderRecipe(**{**face_defaults, **_tupled(data.get("faces", {}))})
+            back_defaults = {"crop": 88, "crop_width": 40, "out": "runs/backs"}
+            backs = ReaderRecipe(**{**back_defaults, **_tupled(data.get("backs", {}))})
             stack_defaults = {"crop": 160, "crop_width": 32, "out": "runs/stacks"}
             stacks = ReaderRecipe(**{**stack_defaults, **_tupled(data.get("stacks", {}))})
         except TypeError as error:
@@ -89,6 +93,7 @@ class Recipe:
             chips=chips,
             strips=strips,
             faces=faces,
+            backs=backs,
             stacks=stacks,
         )
 

@@ -30,12 +30,14 @@ from assistant.detect.reader_data import (
     CropSet,
     chip_crops,
     closeup_index_crops,
+    face_or_back_strips,
     fewer_unknown,
     index_crops,
     negative_crops,
     strip_crops,
 )
 from assistant.detect.reader_model import (
+    BACK_HEADS,
     CHECKED_INDEX_HEADS,
     INDEX_HEADS,
     CropReader,
@@ -139,9 +141,15 @@ def _font_strips(recipe: ReaderRecipe, log: Callable[[str], None]) -> CropSet:
     return CropSet(patches, ranks, suits, ["font"] * len(ranks))
 
 
-def _more_strips(recipe: ReaderRecipe, out: Path, tag: str) -> dict[str, list[CropSet]]:
+def _more_strips(
+    recipe: ReaderRecipe,
+    out: Path,
+    tag: str,
+    crops: Callable[..., CropSet] = strip_crops,
+) -> dict[str, list[CropSet]]:
     """The strips of each further dataset of ``recipe.datasets`` (the splits it holds),
-    cut once and cached in ``out`` under the dataset folder's name."""
+    as ``crops`` cuts them (:func:`strip_crops`, or :func:`face_or_back_strips` for the
+    back reader), cut once and cached in ``out`` under the dataset folder's name."""
     more: dict[str, list[CropSet]] = {"train": [], "val": []}
     for folder in (Path(d) for d in recipe.datasets):
         if not (folder / "images").is_dir():
@@ -151,7 +159,7 @@ def _more_strips(recipe: ReaderRecipe, out: Path, tag: str) -> dict[str, list[Cr
                 continue
 
             def cut(folder: Path = folder, split: str = split) -> CropSet:
-                return strip_crops(folder, split, size=strip_size(recipe))
+                return crops(folder, split, size=strip_size(recipe))
 
             more[split].append(load_or_make(out, f"{split}{tag}_{folder.name}", cut))
     return more
@@ -369,7 +377,7 @@ def train_reader(
     log: Callable[[str], None] = print,
     threads: int = 1,
 ) -> Path:
-    """Train the ``kind`` reader ("index", "strips", "chips" or "stacks") on ``threads`` CPU
+    """Train the ``kind`` reader ("index", "strips", "backs", "chips" or "stacks") on ``threads`` CPU
     threads; returns ``OUT/best.pt`` (the best epoch per validation crop; every epoch's
     weights are kept as ``OUT/epochN.pt``)."""
     torch.set_num_threads(threads)
@@ -391,6 +399,11 @@ def train_reader(
 
         def make(split: str) -> CropSet:
             return strip_crops(dataset, split, size=strip_size(recipe))
+    elif kind == "backs":
+        heads = BACK_HEADS
+
+        def make(split: str) -> CropSet:
+            return face_or_back_strips(dataset, split, size=strip_size(recipe))
     elif kind == "chips":
         heads = chip_heads(MAX_CHIPS)
 
@@ -406,19 +419,22 @@ def train_reader(
     if kind == "stacks":  # the views are already made: nothing to cut and cache
         train, val = make("train"), make("val")
     else:
-        tag = _width_tag(recipe) if kind == "strips" else ""
+        tag = _width_tag(recipe) if kind in ("strips", "backs") else ""
         train = load_or_make(out, f"train{tag}", lambda: make("train"))
         val = load_or_make(out, f"val{tag}", lambda: make("val"))
     if kind == "index":  # close-ups, fonts, no-index crops: made for square index crops only
         extra = _index_extras(recipe, dataset, out, patch, log)
         train, val = CropSet.join([train, *extra["train"]]), CropSet.join([val, *extra["val"]])
-    if kind == "strips":  # more zone datasets (e.g. the extra npm designs, `synth zones --decks extra`)
-        more = _more_strips(recipe, out, _width_tag(recipe))
+    if kind in ("strips", "backs"):  # more zone datasets (the extra npm designs, drawn backs)
+        cut = face_or_back_strips if kind == "backs" else strip_crops
+        more = _more_strips(recipe, out, _width_tag(recipe), cut)
         train, val = CropSet.join([train, *more["train"]]), CropSet.join([val, *more["val"]])
     if kind == "strips" and recipe.font_strips > 0:
         name = f"fontstrips{recipe.font_strips}{_font_tag(recipe, strips=True)}_train"
         train = CropSet.join([train, load_or_make(out, name, lambda: _font_strips(recipe, log))])
     log(f"{kind} reader: {len(train.rank)} train crops, {len(val.rank)} val crops")
+    if kind == "backs":
+        log(f"train strips face down / face up: {np.bincount(train.rank, minlength=2).tolist()}")
     if kind in ("chips", "stacks"):
         per_target = np.bincount(train.rank, minlength=MAX_CHIPS + 1).tolist()
         log(f"train targets (0 = unknown, then counts 1..{MAX_CHIPS}): {per_target}")
@@ -441,7 +457,8 @@ def train_reader(
     model = CropReader(heads, recipe.crop, width, tuple(recipe.channels))  # type: ignore[arg-type]
     if recipe.init and not resume:
         log(f"starting from {recipe.init}: {initialise(model, Path(recipe.init))}")
-    size: int | tuple[int, int] = (recipe.crop, width) if kind in ("strips", "stacks") else recipe.crop
+    wide = kind in ("strips", "backs", "stacks")
+    size: int | tuple[int, int] = (recipe.crop, width) if wide else recipe.crop
     jitter = _augment_views if kind == "stacks" else augment
     total = epochs or recipe.epochs
     opt = torch.optim.AdamW(model.parameters(), lr=recipe.lr, weight_decay=1e-4)

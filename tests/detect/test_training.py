@@ -202,6 +202,73 @@ def test_strip_reader_trains_on_the_left_strips_of_upright_cards_and_reads_them_
     np.testing.assert_allclose(probs["rank"].sum(1), 1, atol=1e-4)
 
 
+def test_the_back_reader_learns_from_the_strips_of_every_upright_card_face_up_or_face_down(
+    tiny_zones: Path, tmp_path: Path
+) -> None:
+    """Its one head, ``face``, tells a card lying face up from a back: each labelled
+    upright card's strip is cut at its box, a face-up card's whether or not its index
+    shows, with which way up the card lies as its target."""
+    from assistant.detect.crops import strip_crop
+    from assistant.detect.reader_data import FACE_DOWN, FACE_UP, NO_TARGET, face_or_back_strips
+    from assistant.detect.train_reader import export_reader, train_reader
+
+    crops = face_or_back_strips(tiny_zones, "train")
+    expected = []
+    for truth_path in sorted((tiny_zones / "truth" / "train").glob("*.json")):
+        truth = json.loads(truth_path.read_text())
+        image = as_bgr(cv2.imread(str(tiny_zones / "images" / "train" / truth["image"])))
+        for obj in truth["objects"]:
+            if obj["kind"] in ("card", "face_down") and obj["labelled"]:
+                target = FACE_UP if obj["kind"] == "card" else FACE_DOWN
+                expected.append((strip_crop(image, obj["box"], 6), target))
+    assert len(expected) == 16  # nine face-up cards (the Skat queen too) and seven backs
+    assert crops.rank.tolist() == [t for _, t in expected]
+    assert all(np.array_equal(patch, e) for patch, (e, _) in zip(crops.patches, expected, strict=True))
+    assert set(crops.suit.tolist()) == {NO_TARGET}
+    recipe = ReaderRecipe(crop=88, crop_width=40, epochs=1, batch=16, out=str(tmp_path / "backs"))
+    said: list[str] = []
+    best = train_reader("backs", tiny_zones, recipe, log=said.append)
+    assert "backs reader: 16 train crops, 16 val crops" in said
+    assert "train strips face down / face up: [7, 9]" in said
+    reader = OnnxReader(export_reader(best, tmp_path / "back_reader.onnx"))
+    assert reader.heads == ("face",) and (reader.size, reader.width) == (88, 40)
+    image = (np.random.default_rng(0).random((130, 280, 3)) * 255).astype(np.uint8)
+    face = reader.read_strips(image, [(10, 10, 73, 98), (250, 60, 313, 148)])["face"]
+    assert face.shape == (2, 2)
+    np.testing.assert_allclose(face.sum(1), 1, atol=1e-4)
+
+
+def test_train_backs_trains_on_the_dataset_its_section_names_and_export_writes_the_back_reader(
+    tiny_zones: Path, tmp_path: Path
+) -> None:
+    """The back reader learns from hands dealt with drawn backs, not the recipe's dataset."""
+    from assistant.cli import main
+    from assistant.detect.pipeline import BACK_READER
+
+    out = tmp_path / "runs" / "backs"
+    (tmp_path / "models").mkdir()
+    recipe = tmp_path / "models" / "r.yaml"
+    recipe.write_text(
+        f"dataset: {tmp_path / 'no such dataset'}\ndetector: {{model: m.yaml}}\n"
+        f"backs: {{dataset: {tiny_zones}, epochs: 1, batch: 16, out: {out}}}\n"
+    )
+    assert main(["train", "backs", "--config", str(recipe)]) == 0
+    assert (out / "best.pt").is_file()
+    models = tmp_path / "models"
+    assert main(["train", "export", "--backs", str(out / "best.pt"), "--out", str(models)]) == 0
+    assert OnnxReader(models / BACK_READER).heads == ("face",)
+
+
+def test_a_recipe_without_a_backs_section_trains_the_back_reader_on_40_mm_strips(tmp_path: Path) -> None:
+    recipe = Recipe.load(DEFAULT_RECIPE)
+    assert (recipe.backs.crop, recipe.backs.crop_width) == (88, 40)
+    text = "dataset: d\ndetector: {model: m.yaml}\nbacks: {epochs: 2, out: runs/b}\n"
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "r.yaml").write_text(text)
+    backs = Recipe.load(tmp_path / "models" / "r.yaml").backs
+    assert (backs.crop, backs.crop_width, backs.epochs, backs.out) == (88, 40, 2, "runs/b")
+
+
 def test_a_strip_reader_of_whole_card_faces_cuts_and_reads_strips_as_wide_as_its_input(
     tiny_zones: Path, tmp_path: Path
 ) -> None:
