@@ -1,4 +1,5 @@
-"""Training of the stage-2 readers (corner index: rank and suit; chip stack: count).
+"""Training of the stage-2 readers (corner index and strip: rank and suit; back reader: face
+up or back; chip stack: count).
 
 Crops come from a renderer dataset (:mod:`assistant.detect.reader_data`) and are cached
 as ``OUT/crops_SPLIT.npz``. Each epoch jitters the crop box (scale, shift, a little

@@ -207,7 +207,7 @@ def test_the_back_reader_learns_from_the_strips_of_every_upright_card_face_up_or
 ) -> None:
     """Its one head, ``face``, tells a card lying face up from a back: each labelled
     upright card's strip is cut at its box, a face-up card's whether or not its index
-    shows, with which way up the card lies as its target."""
+    shows, with whether the card lies face up or face down as its target."""
     from assistant.detect.crops import strip_crop
     from assistant.detect.reader_data import FACE_DOWN, FACE_UP, NO_TARGET, face_or_back_strips
     from assistant.detect.train_reader import export_reader, train_reader

@@ -126,9 +126,11 @@ JOLLY_BACKS = UPRIGHT.parent.parent / "backs" / "jolly-royal-0116-seat1.cards.jp
 
 def test_picture_backs_in_a_white_border_are_counted_face_down_not_read_as_a_court_card() -> None:
     """kde-jolly-royal, a held-out design, deals a red back with a sun on it in a white
-    border (three here, the first cut by the crop's edge): stage 1 boxes one as a face-up
-    card and its corner reads as the jack of hearts. The shipped back reader calls its
-    strip a back, so it is counted face down with another one stage 1 missed."""
+    border (three here, the first cut by the crop's edge): stage 1 boxes all three as
+    face-up cards and none as a back, and one's corner reads as the jack of hearts. The
+    shipped back reader calls two of their strips backs, so no card is read and two are
+    counted face down (the middle one's strip it takes for a face: that box is read by its
+    corners, which read nothing)."""
     image = read_image(JOLLY_BACKS)
     zones = CardDetector.for_zones(MODELS_DIR)  # not the module's: its methods were patched
     assert zones.back_reader is not None
