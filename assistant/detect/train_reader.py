@@ -146,7 +146,7 @@ def _more_strips(
     recipe: ReaderRecipe,
     out: Path,
     tag: str,
-    crops: Callable[..., CropSet] = strip_crops,
+    crops: Callable[..., CropSet],
 ) -> dict[str, list[CropSet]]:
     """The strips of each further dataset of ``recipe.datasets`` (the splits it holds),
     as ``crops`` cuts them (:func:`strip_crops`, or :func:`face_or_back_strips` for the
@@ -390,21 +390,18 @@ def train_reader(
         )
     out.mkdir(parents=True, exist_ok=True)
     patch = math.ceil(recipe.crop * PATCH_FACTOR / 2) * 2
+    # the two readers of a card box's upright strip: rank and suit, or face up or back
+    strip_cuts: dict[str, Callable[..., CropSet]] = {"strips": strip_crops, "backs": face_or_back_strips}
     if kind == "index":
         heads = CHECKED_INDEX_HEADS if recipe.negatives > 0 else INDEX_HEADS
 
         def make(split: str) -> CropSet:
             return index_crops(dataset, split, patch, recipe.min_index_px)
-    elif kind == "strips":
-        heads = INDEX_HEADS
+    elif kind in strip_cuts:
+        heads = BACK_HEADS if kind == "backs" else INDEX_HEADS
 
         def make(split: str) -> CropSet:
-            return strip_crops(dataset, split, size=strip_size(recipe))
-    elif kind == "backs":
-        heads = BACK_HEADS
-
-        def make(split: str) -> CropSet:
-            return face_or_back_strips(dataset, split, size=strip_size(recipe))
+            return strip_cuts[kind](dataset, split, size=strip_size(recipe))
     elif kind == "chips":
         heads = chip_heads(MAX_CHIPS)
 
@@ -420,15 +417,14 @@ def train_reader(
     if kind == "stacks":  # the views are already made: nothing to cut and cache
         train, val = make("train"), make("val")
     else:
-        tag = _width_tag(recipe) if kind in ("strips", "backs") else ""
+        tag = _width_tag(recipe) if kind in strip_cuts else ""
         train = load_or_make(out, f"train{tag}", lambda: make("train"))
         val = load_or_make(out, f"val{tag}", lambda: make("val"))
     if kind == "index":  # close-ups, fonts, no-index crops: made for square index crops only
         extra = _index_extras(recipe, dataset, out, patch, log)
         train, val = CropSet.join([train, *extra["train"]]), CropSet.join([val, *extra["val"]])
-    if kind in ("strips", "backs"):  # more zone datasets (the extra npm designs, drawn backs)
-        cut = face_or_back_strips if kind == "backs" else strip_crops
-        more = _more_strips(recipe, out, _width_tag(recipe), cut)
+    if kind in strip_cuts:  # more zone datasets (the extra npm designs, drawn backs)
+        more = _more_strips(recipe, out, _width_tag(recipe), strip_cuts[kind])
         train, val = CropSet.join([train, *more["train"]]), CropSet.join([val, *more["val"]])
     if kind == "strips" and recipe.font_strips > 0:
         name = f"fontstrips{recipe.font_strips}{_font_tag(recipe, strips=True)}_train"
@@ -458,8 +454,7 @@ def train_reader(
     model = CropReader(heads, recipe.crop, width, tuple(recipe.channels))  # type: ignore[arg-type]
     if recipe.init and not resume:
         log(f"starting from {recipe.init}: {initialise(model, Path(recipe.init))}")
-    wide = kind in ("strips", "backs", "stacks")
-    size: int | tuple[int, int] = (recipe.crop, width) if wide else recipe.crop
+    size: int | tuple[int, int] = (recipe.crop, width) if kind in (*strip_cuts, "stacks") else recipe.crop
     jitter = _augment_views if kind == "stacks" else augment
     total = epochs or recipe.epochs
     opt = torch.optim.AdamW(model.parameters(), lr=recipe.lr, weight_decay=1e-4)
