@@ -169,6 +169,20 @@ def register(subparsers: Any) -> None:
     )
     fd.set_defaults(func=_fetch_decks)
 
+    pd = sub.add_parser(
+        "pysol-decks",
+        help="write the 13 extra training designs of Debian's PySol card sets as scanned-deck "
+        "folders (deal them with synth zones --deck scan:OUT/NAME)",
+    )
+    pd.add_argument("--out", type=Path, required=True, help="folder for one folder per design")
+    pd.add_argument(
+        "--debs",
+        type=Path,
+        default=None,
+        help="folder holding (or to download) pysolfc-cardsets and pysolfc .deb files (default OUT/debs)",
+    )
+    pd.set_defaults(func=_pysol_decks)
+
 
 def _dataset(args: argparse.Namespace) -> int:
     from assistant.cli import CommandError
@@ -442,5 +456,16 @@ def _fetch_decks(args: argparse.Namespace) -> int:
                     raise CommandError(f"{record.id}: its package does not hold {record.file()}")
                 print(f"{record.id}: faces in {ensure_cached(record)}")
     except (ExtraDecksError, OSError) as error:
+        raise CommandError(str(error)) from error
+    return 0
+
+
+def _pysol_decks(args: argparse.Namespace) -> int:
+    from assistant.cli import CommandError
+    from assistant.synth.pysol_decks import PysolDecksError, write_designs
+
+    try:
+        write_designs(args.out, debs=args.debs)
+    except (PysolDecksError, OSError) as error:
         raise CommandError(str(error)) from error
     return 0
