@@ -15,10 +15,12 @@ def new_or_empty(folder: Path) -> bool:
 
 
 @contextmanager
-def staged_folder(out: Path, doing: str) -> Iterator[Path]:
+def staged_folder(out: Path, doing: str, *, replace: bool = False) -> Iterator[Path]:
     """The hidden folder ``.NAME.DOING`` beside ``out`` to write into; renamed to ``out``
-    (new or empty, :func:`new_or_empty`) when the block ends, removed when it raises
-    (Ctrl+C and SystemExit included). One that an interrupted run left is cleared first."""
+    (new or empty, :func:`new_or_empty`; with ``replace``, an ``out`` already there is
+    removed only then, once its successor is whole) when the block ends, removed when it
+    raises (Ctrl+C and SystemExit included). One that an interrupted run left is cleared
+    first."""
     staging = out.parent / f".{out.name}.{doing}"
     if staging.exists():
         shutil.rmtree(staging)  # what an interrupted run left
@@ -26,7 +28,10 @@ def staged_folder(out: Path, doing: str) -> Iterator[Path]:
         staging.mkdir(parents=True)
         yield staging
         if out.exists():
-            out.rmdir()  # empty: checked by the caller
+            if replace:
+                shutil.rmtree(out)
+            else:
+                out.rmdir()  # empty: checked by the caller
         staging.replace(out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)

@@ -21,7 +21,6 @@ import hashlib
 import io
 import json
 import posixpath
-import shutil
 import tarfile
 import urllib.request
 from collections.abc import Callable, Iterable
@@ -33,6 +32,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from assistant.detect.staged import staged_folder
 from assistant.engine.cards import Card, Rank, Suit
 from assistant.synth.decks import SCAN_FILE, Split
 
@@ -106,16 +106,18 @@ DESIGNS: tuple[PysolDesign, ...] = (
 )
 
 
-def fetch(package: DebPackage, folder: Path, *, log: Callable[[str], None] = print) -> Path:
-    """The package's ``.deb`` in ``folder``, downloaded from the Debian archive unless a
-    file with the pinned SHA-256 is there already."""
+def fetch(package: DebPackage, folder: Path, *, log: Callable[[str], None] = print) -> bytes:
+    """The package's ``.deb`` (its bytes), from ``folder`` where a file with the pinned
+    SHA-256 is there, else downloaded from the Debian archive and kept there."""
     target = folder / package.file_name
-    if target.is_file() and _sha256(target.read_bytes()) == package.sha256:
-        return target
+    if target.is_file():
+        data = target.read_bytes()
+        if _sha256(data) == package.sha256:
+            return data
     log(f"downloading {package.url}")
     try:
         with urllib.request.urlopen(package.url, timeout=120) as reply:
-            data = reply.read()
+            data = bytes(reply.read())
     except OSError as error:
         raise PysolDecksError(f"cannot download {package.url}: {error}") from error
     _check(package, data, package.url)
@@ -123,7 +125,7 @@ def fetch(package: DebPackage, folder: Path, *, log: Callable[[str], None] = pri
     partial = target.with_name(target.name + ".partial")
     partial.write_bytes(data)
     partial.replace(target)
-    return target
+    return data
 
 
 def _sha256(data: bytes) -> str:
@@ -221,13 +223,6 @@ def write_design(design: PysolDesign, files: dict[str, bytes], out: Path) -> Pat
     if f"{folder}/{back}" not in files:
         raise PysolDecksError(f"{design.package.file_name} lacks {folder}/{back}")
     pictures["back"] = decode(files[f"{folder}/{back}"], f"{folder}/{back}")
-    target = out / design.name
-    staging = out / f".{design.name}.partial"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    for name, image in pictures.items():
-        if not cv2.imwrite(str(staging / f"{name}.png"), image):
-            raise PysolDecksError(f"cannot write {staging / name}.png")
     record = {
         "name": design.deck_name,
         "index_box": list(design.index_box),
@@ -237,9 +232,12 @@ def write_design(design: PysolDesign, files: dict[str, bytes], out: Path) -> Pat
         "split": Split.TRAIN.value,
         "source": f"Debian {design.package.name} {design.package.version}, cardset-{design.name}",
     }
-    (staging / SCAN_FILE).write_text(json.dumps(record, indent=1) + "\n", "utf-8")
-    shutil.rmtree(target, ignore_errors=True)
-    staging.replace(target)
+    target = out / design.name
+    with staged_folder(target, "partial", replace=True) as staging:
+        for name, image in pictures.items():
+            if not cv2.imwrite(str(staging / f"{name}.png"), image):
+                raise PysolDecksError(f"cannot write {staging / name}.png")
+        (staging / SCAN_FILE).write_text(json.dumps(record, indent=1) + "\n", "utf-8")
     return target
 
 
@@ -257,7 +255,7 @@ def write_designs(
     debs = out / "debs" if debs is None else debs
     written: list[Path] = []
     for package in dict.fromkeys(d.package for d in chosen):
-        data = fetch(package, debs, log=log).read_bytes()
+        data = fetch(package, debs, log=log)
         mine = [d for d in chosen if d.package == package]
         files = deb_members(data, [f"{CARDSETS}/cardset-{d.name}/" for d in mine])
         for design in mine:

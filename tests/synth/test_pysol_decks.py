@@ -175,3 +175,20 @@ def test_the_command_says_why_when_the_packages_cannot_be_had(
     error = capsys.readouterr().err
     assert "synth: error: cannot download" in error and "pysolfc" in error
     assert not (tmp_path / "decks").exists()
+
+
+def test_a_design_written_again_replaces_its_folder_whole(tmp_path: Path) -> None:
+    data = _deb(*_card_set())
+    package = _package(data)
+    debs = tmp_path / "debs"
+    debs.mkdir()
+    (debs / package.file_name).write_bytes(data)
+    design = PysolDesign("fake", package, (0.05, 0.03, 0.2, 0.25))
+    [folder] = write_designs(tmp_path / "decks", debs=debs, designs=[design], log=lambda _: None)
+    (folder / "Qh.small.png").write_bytes(b"the renderer's stale copy")
+
+    write_designs(tmp_path / "decks", debs=debs, designs=[design], log=lambda _: None)
+
+    assert not (folder / "Qh.small.png").exists()
+    assert deck_by_id(scanned_id(folder)).installed()
+    assert [p.name for p in (tmp_path / "decks").iterdir()] == ["fake"]  # no staging folder left
