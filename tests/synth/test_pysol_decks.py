@@ -78,6 +78,16 @@ def _package(data: bytes) -> DebPackage:
     return DebPackage("fake-cardsets", "1.0", hashlib.sha256(data).hexdigest())
 
 
+def _fake_design(tmp_path: Path, missing: str | None = None) -> tuple[PysolDesign, Path]:
+    """A design of a fake card set pinned to its package, and the folder that package is in."""
+    data = _deb(*_card_set(missing))
+    package = _package(data)
+    debs = tmp_path / "debs"
+    debs.mkdir()
+    (debs / package.file_name).write_bytes(data)
+    return PysolDesign("fake", package, (0.05, 0.03, 0.2, 0.25)), debs
+
+
 def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: object, **kwargs: object) -> object:
         raise OSError("no network in tests")
@@ -86,12 +96,7 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_card_set_is_written_as_a_train_design_the_renderer_deals_from_its_folder(tmp_path: Path) -> None:
-    data = _deb(*_card_set())
-    package = _package(data)
-    debs = tmp_path / "debs"
-    debs.mkdir()
-    (debs / package.file_name).write_bytes(data)
-    design = PysolDesign("fake", package, (0.05, 0.03, 0.2, 0.25))
+    design, debs = _fake_design(tmp_path)
 
     [folder] = write_designs(tmp_path / "decks", debs=debs, designs=[design], log=lambda _: None)
 
@@ -125,14 +130,9 @@ def test_a_package_that_is_not_the_pinned_one_is_refused_and_nothing_is_written(
 
 
 def test_a_card_set_missing_a_face_is_an_error_that_leaves_no_design(tmp_path: Path) -> None:
-    data = _deb(*_card_set(missing="12h.gif"))
-    package = _package(data)
-    debs = tmp_path / "debs"
-    debs.mkdir()
-    (debs / package.file_name).write_bytes(data)
+    design, debs = _fake_design(tmp_path, missing="12h.gif")
 
     with pytest.raises(PysolDecksError, match=r"lacks .*cardset-fake/12h\.gif"):
-        design = PysolDesign("fake", package, (0.05, 0.03, 0.2, 0.25))
         write_designs(tmp_path / "decks", debs=debs, designs=[design])
     assert not (tmp_path / "decks" / "fake").exists()
 
@@ -178,12 +178,7 @@ def test_the_command_says_why_when_the_packages_cannot_be_had(
 
 
 def test_a_design_written_again_replaces_its_folder_whole(tmp_path: Path) -> None:
-    data = _deb(*_card_set())
-    package = _package(data)
-    debs = tmp_path / "debs"
-    debs.mkdir()
-    (debs / package.file_name).write_bytes(data)
-    design = PysolDesign("fake", package, (0.05, 0.03, 0.2, 0.25))
+    design, debs = _fake_design(tmp_path)
     [folder] = write_designs(tmp_path / "decks", debs=debs, designs=[design], log=lambda _: None)
     (folder / "Qh.small.png").write_bytes(b"the renderer's stale copy")
 
