@@ -26,12 +26,12 @@ from assistant.detect.evaluate import evaluate
 from assistant.detect.pipeline import (
     CHIP_READER,
     DEFAULT_CONF,
-    INDEX_READER,
     MODELS_DIR,
     ZONE_CONF,
     ZONE_IMGSZ,
     ZONE_MIN_CARD_PX,
     CardDetector,
+    index_reader,
 )
 from assistant.detect.readers import OnnxReader
 
@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--zones", action="store_true", help="as the camera pipeline runs it (zone crops)")
     args = parser.parse_args(argv)
     times = epoch_times(args.run)
-    index_reader = OnnxReader(args.models / INDEX_READER)
+    index = index_reader(args.models)
     chips = args.models / CHIP_READER
     chip_reader = OnnxReader(chips) if chips.is_file() else None
     points = []
@@ -70,9 +70,9 @@ def main(argv: list[str] | None = None) -> int:
             continue
         if args.zones:
             backend = UltralyticsDetector(weights, ZONE_IMGSZ, ZONE_CONF)
-            det = CardDetector(backend, index_reader, chip_reader, upright=True, min_card_px=ZONE_MIN_CARD_PX)
+            det = CardDetector(backend, index, chip_reader, upright=True, min_card_px=ZONE_MIN_CARD_PX)
         else:
-            det = CardDetector(UltralyticsDetector(weights, args.imgsz, args.conf), index_reader, chip_reader)
+            det = CardDetector(UltralyticsDetector(weights, args.imgsz, args.conf), index, chip_reader)
         report = evaluate(det.detect, args.dataset, args.split, args.limit)
         point = {
             "epoch": epoch + 1,

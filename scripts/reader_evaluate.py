@@ -23,9 +23,9 @@ import numpy as np
 
 from assistant.detect.evaluate import sampling_bin
 from assistant.detect.labels import RANKS, SUITS
-from assistant.detect.pipeline import INDEX_READER, MODELS_DIR, ZONE_INDEX_VIEWS
+from assistant.detect.pipeline import MODELS_DIR, ZONE_INDEX_VIEWS, index_reader
 from assistant.detect.reader_data import quad_box
-from assistant.detect.readers import CropViews, OnnxReader
+from assistant.detect.readers import CropViews
 
 MIN_VISIBLE = 0.9  # an index this much in view (and labelled: inside the crop, big enough) is judged
 TURNS = {"tl": 0, "br": 2}  # corners of an upright card whose index the pipeline reads
@@ -43,7 +43,7 @@ def main() -> None:
     if not truths:
         parser.error(f"no seat card zones in {args.dataset}/truth/{args.split}")
     views = CropViews() if args.single_view else ZONE_INDEX_VIEWS
-    reader = OnnxReader(args.models / INDEX_READER, views=views)
+    reader = index_reader(args.models, views=views)  # with its second reader, as the pipeline reads
     tallies: dict[str, Counter[str]] = {}
     mistakes: Counter[str] = Counter()
     unreadable = 0  # images that could not be read

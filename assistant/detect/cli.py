@@ -79,6 +79,11 @@ def register(subparsers: Any) -> None:
     ex = sub.add_parser("export", help="write ONNX files (and detector.pt) into the model folder")
     ex.add_argument("--detector", type=Path, help="stage-1 weights (best.pt)")
     ex.add_argument("--reader", type=Path, help="index reader checkpoint (best.pt)")
+    ex.add_argument(
+        "--reader-wide",
+        type=Path,
+        help="second index reader checkpoint (best.pt, models/train_wide_reader.yaml), read beside the first",
+    )
     ex.add_argument("--strips", type=Path, help="strip reader checkpoint (best.pt)")
     ex.add_argument(
         "--faces",
@@ -123,7 +128,11 @@ def _detect(args: argparse.Namespace) -> int:
             conf = DEFAULT_CONF if args.conf is None else args.conf
             detector = CardDetector.load(models, backend=args.backend, imgsz=args.imgsz, conf=conf)
         else:  # the zone detector, on a photo's card patches or a calibrated frame's zones
-            detector = CardDetector.for_zones(models, backend=args.backend)
+            # a calibrated frame is read as the camera pipeline reads it, by both index readers;
+            # a photo's many patches by the first alone (models/README.md, stop 53)
+            detector = CardDetector.for_zones(
+                models, backend=args.backend, with_wide_reader=args.calibration is not None
+            )
     except ModelMissingError as error:
         raise CommandError(f"{error}; train and export one with `dealer-assistant train`") from error
     except Exception as error:  # a corrupt model file: onnxruntime raises its own types
@@ -246,6 +255,7 @@ def _export(args: argparse.Namespace) -> None:
         DETECTOR_PT,
         FACE_READER,
         INDEX_READER,
+        INDEX_READER_WIDE,
         MODELS_DIR,
         STACK_COUNTER,
         STACK_FINDER_ONNX,
@@ -256,6 +266,7 @@ def _export(args: argparse.Namespace) -> None:
     given_files = (
         args.detector,
         args.reader,
+        args.reader_wide,
         args.strips,
         args.faces,
         args.backs,
@@ -266,8 +277,8 @@ def _export(args: argparse.Namespace) -> None:
     )
     if not any(given_files):
         raise CommandError(
-            "name at least one of --detector, --reader, --strips, --faces, --backs, --chips, --stacks, "
-            "--stack-finder, --card-finder"
+            "name at least one of --detector, --reader, --reader-wide, --strips, --faces, --backs, --chips, "
+            "--stacks, --stack-finder, --card-finder"
         )
     for given in given_files:
         if given is not None and not given.is_file():
@@ -288,11 +299,13 @@ def _export(args: argparse.Namespace) -> None:
         from assistant.detect.train_detector import export_detector
 
         print(export_detector(args.card_finder, out / CARD_FINDER_ONNX, imgsz=320))
-    if args.reader or args.strips or args.faces or args.backs or args.chips or args.stacks:
+    if any((args.reader, args.reader_wide, args.strips, args.faces, args.backs, args.chips, args.stacks)):
         from assistant.detect.train_reader import export_reader
 
         if args.reader:
             print(export_reader(args.reader, out / INDEX_READER))
+        if args.reader_wide:
+            print(export_reader(args.reader_wide, out / INDEX_READER_WIDE))
         if args.strips:
             print(export_reader(args.strips, out / STRIP_READER))
         if args.faces:

@@ -44,7 +44,9 @@ from assistant.detect.staged import new_or_empty, staged_folder
 
 #: The models a lesson tunes (stage 1 as ONNX and as ultralytics weights, the two readers).
 TUNED = (DETECTOR_ONNX, DETECTOR_PT, INDEX_READER, STRIP_READER)
-#: The base folder's other model files, copied unchanged where present.
+#: The base folder's other model files, copied unchanged where present. The second index
+#: reader (``INDEX_READER_WIDE``) is not: a lesson's tuned index reader is read alone, as the
+#: lessons were measured (stops 45-47).
 COPIED = (FACE_READER, BACK_READER, CHIP_READER, STACK_COUNTER, STACK_FINDER_ONNX, CARD_FINDER_ONNX)
 #: What a learnt folder says about itself.
 DECK_FILE = "deck.json"

@@ -7,7 +7,10 @@ too, goes to its own card (with equal distances, the smaller box wins). Within a
 card box, an index that confidently reads as another card (an index of a card underneath
 showing through the box of the card on top) is split off; one that is merely unsure
 joins the card and its probabilities count. Indices that no card box holds are joined when they read
-the same and lie within a card's reach of each other. A card's rank and suit are the
+the same and lie within a card's reach of each other; in an upright view, two that sit in the
+top-left and bottom-right corners of one face-down box (stage 1 took a face-up card for a back,
+and its face-up box, inside the surer back, was dropped) are that card's two corners, whatever
+they read. A card's rank and suit are the
 product of its indices' probabilities (summed log-probabilities), so two corners that
 each are unsure can agree.
 """
@@ -67,6 +70,7 @@ def group_cards(
     *,
     upright: bool = False,
     owner: npt.NDArray[np.int64] | None = None,
+    backs: FloatArray | None = None,
 ) -> list[ReadCard]:
     """Cards read from their indices; a card box without a readable index is left out.
 
@@ -75,6 +79,8 @@ def group_cards(
     its surest top-left and bottom-right index whatever they read (two corners of one
     card that disagree are still one card; their probabilities decide), and every other
     index in it is a card of its own (one underneath, or a box that took in two cards).
+    ``backs`` (upright): the face-down boxes; the surest top-left and bottom-right index of
+    those that no card box holds, in one face-down box, are one card.
     """
     n_idx = len(index_boxes)
     centres = (index_boxes[:, :2] + index_boxes[:, 2:]) / 2 if n_idx else np.zeros((0, 2))
@@ -120,9 +126,15 @@ def group_cards(
         groups.append((c, kept))
         groups += [(-1, [i]) for i in apart]
     loose = [i for i in range(n_idx) if owner[i] == -1]
+    pairs: list[list[int]] = []
+    if upright and backs is not None and len(backs) and loose:
+        pairs = _corners_of_one_back(loose, backs, index_boxes, rank_probs, suit_probs)
+        paired = {i for pair in pairs for i in pair}
+        loose = [i for i in loose if i not in paired]
     loose += [i for c, m in groups if c == -1 for i in m]
     groups = [(c, m) for c, m in groups if c != -1]
     groups += [(-1, m) for m in _join_loose(loose, centres, heights, rank_probs, suit_probs)]
+    groups += [(-1, pair) for pair in pairs]
     cards = []
     for c, members in groups:
         name, p = read_card(rank_probs[members], suit_probs[members])
@@ -142,6 +154,26 @@ def group_cards(
             ReadCard(name, box, det * p, tuple(members), p, c)  # type: ignore[arg-type]
         )
     return cards
+
+
+def _corners_of_one_back(
+    loose: list[int], backs: FloatArray, index_boxes: FloatArray, rank: FloatArray, suit: FloatArray
+) -> list[list[int]]:
+    """Pairs of ``loose`` indices, the surest top-left and bottom-right one of each face-down box
+    that holds both (see :func:`group_cards`)."""
+    boxes = index_boxes[loose]
+    holder = index_owners(backs, boxes, upright=True)
+    corners = _corners(backs, boxes, holder)
+    pairs = []
+    for b in range(len(backs)):
+        held = sorted(
+            (k for k in range(len(loose)) if holder[k] == b), key=lambda k: -_score(rank, suit, [loose[k]])[0]
+        )
+        tl = next((loose[k] for k in held if corners[k] == "tl"), None)
+        br = next((loose[k] for k in held if corners[k] == "br"), None)
+        if tl is not None and br is not None:
+            pairs.append([tl, br])
+    return pairs
 
 
 def _beside(

@@ -386,7 +386,7 @@ class PhotoDetector:
     ) -> None:
         self.settings = settings if settings is not None else PhotoSettings()
         self.finder = finder
-        zones = zones if zones is not None else CardDetector.for_zones()
+        zones = zones if zones is not None else CardDetector.for_zones(with_wide_reader=False)
         self.zones = (
             zones.reading_in(self.settings.index_views, self.settings.strip_weight, self.settings.strip_views)
             .keeping_card_boxes_from(self.settings.card_box_conf)
@@ -413,7 +413,7 @@ class PhotoDetector:
         """The photo detector of a model folder: with its card finder where it holds one
         (``search``: without it, searching view by view)."""
         finder = None if search else load_card_finder(models, threads)
-        return cls(CardDetector.for_zones(models, threads=threads), finder=finder)
+        return cls(CardDetector.for_zones(models, threads=threads, with_wide_reader=False), finder=finder)
 
     def detect_file(self, path: Path) -> Detection:
         return self.detect(read_image(path), str(path))

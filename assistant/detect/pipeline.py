@@ -44,6 +44,10 @@ MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 DETECTOR_ONNX = "detector.onnx"
 DETECTOR_PT = "detector.pt"
 INDEX_READER = "index_reader.onnx"
+#: A second index reader (32/64/128 channels, trained from scratch apart from the first):
+#: where the folder holds one, every index is read by both and each head's probabilities
+#: averaged (stop 53, models/README.md). Deck lessons tune and read the first alone.
+INDEX_READER_WIDE = "index_reader_wide.onnx"
 CHIP_READER = "chip_reader.onnx"
 STACK_COUNTER = "stack_counter.onnx"  # chips in a stack from its side view (a calibrated camera)
 #: Stage 1 fine-tuned on bet and pot zones cut from the camera's frame: the stack counter's
@@ -189,6 +193,10 @@ STAGE1_MIN_INDEX = 0.5
 #: a row whose box stage 1 missed shows only its index (the held-out video's queen of
 #: spades at the showdown, read 0.54 sure), so not 0.7, the validation sets' best (stop 23).
 LONE_INDEX_MIN_READING = 0.5
+#: ... where two index readers are read together (``INDEX_READER_WIDE``): their averaged
+#: probabilities are less peaked where the two disagree, and the held-out video's queen of
+#: spades, covered by a back box, reads 0.48 sure from its one loose index (stop 53).
+LONE_INDEX_MIN_READING_TOGETHER = 0.45
 #: In an upright zone crop, a card box whose corners show no index (stage 1 found none,
 #: and the search finds none either: the ``index`` head puts every place under
 #: ``UPRIGHT_MIN_INDEX``) is read from its strip alone when that reading, weighed by the
@@ -210,6 +218,17 @@ BACK_MAX_FACE = 0.7
 #: close (in index heights) to a read index's top-left is that face-up card: backs have
 #: no index (a court card's picture can pass for a back's pattern).
 BACK_INDEX_REACH = 0.6
+
+
+def index_reader(
+    models: Path = MODELS_DIR, threads: int = 0, views: CropViews | None = None, *, with_wide: bool = True
+) -> OnnxReader:
+    """The folder's index reader, read together with its second index reader where the
+    folder holds one (:data:`INDEX_READER_WIDE`) and ``with_wide``."""
+    wide = models / INDEX_READER_WIDE
+    return OnnxReader(
+        models / INDEX_READER, threads, views, also=(wide,) if with_wide and wide.is_file() else ()
+    )
 
 
 class ModelMissingError(FileNotFoundError):
@@ -466,6 +485,9 @@ class CardDetector:
         self.index_reader = index_reader
         # a reader with an "index" head tells a printed corner index from anything else
         self.checks_indices = "index" in index_reader.heads
+        # an index of no card box counts from this reading on (for one reader or two together)
+        together = len(index_reader.sessions) > 1
+        self.lone_index_min_reading = LONE_INDEX_MIN_READING_TOGETHER if together else LONE_INDEX_MIN_READING
         self.chip_reader = chip_reader
         self.strip_reader = strip_reader  # read where indices stand upright (zone crops)
         self.strip_weight = STRIP_WEIGHT  # the powers its rank and suit probabilities are raised to
@@ -501,7 +523,11 @@ class CardDetector:
         index_rescan: tuple[float, ...] = (),
         max_index_px: tuple[float, float] | None = None,
         index_views: CropViews | None = None,
+        with_wide_reader: bool = False,
     ) -> CardDetector:
+        """``with_wide_reader``: read every index with the folder's second index reader too
+        (:data:`INDEX_READER_WIDE`, where it holds one)."""
+
         def need(name: str) -> Path:
             path = models / name
             if not path.is_file():
@@ -515,11 +541,12 @@ class CardDetector:
             detector = UltralyticsDetector(need(DETECTOR_PT), imgsz, conf, min_scale=min_scale)
         else:
             raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+        need(INDEX_READER)
         chips, strips, faces = models / CHIP_READER, models / STRIP_READER, models / FACE_READER
         backs = models / BACK_READER
         return cls(
             detector,
-            OnnxReader(need(INDEX_READER), threads, index_views),
+            index_reader(models, threads, index_views, with_wide=with_wide_reader),
             OnnxReader(chips, threads) if chips.is_file() else None,
             strip_reader=OnnxReader(strips, threads) if upright and strips.is_file() else None,
             face_reader=OnnxReader(faces, threads) if upright and faces.is_file() else None,
@@ -533,8 +560,17 @@ class CardDetector:
         )
 
     @classmethod
-    def for_zones(cls, models: Path = MODELS_DIR, *, backend: str = "onnx", threads: int = 0) -> CardDetector:
-        """The detector as the camera pipeline runs it, on upright 1 mm/px zone crops."""
+    def for_zones(
+        cls,
+        models: Path = MODELS_DIR,
+        *,
+        backend: str = "onnx",
+        threads: int = 0,
+        with_wide_reader: bool = True,
+    ) -> CardDetector:
+        """The detector as the camera pipeline runs it, on upright 1 mm/px zone crops, every
+        index read by both index readers where the folder holds two (``with_wide_reader``:
+        the photo search reads its many patches with the first alone, four times faster)."""
         return cls.load(
             models,
             backend=backend,
@@ -549,6 +585,7 @@ class CardDetector:
             index_rescan=ZONE_INDEX_RESCAN,
             max_index_px=ZONE_MAX_INDEX_PX,
             index_views=ZONE_INDEX_VIEWS,
+            with_wide_reader=with_wide_reader,
         )
 
     def reading_in(
@@ -886,10 +923,11 @@ class CardDetector:
                 probs["suit"],
                 upright=self.upright,
                 owner=owner,
+                backs=self._of(boxes, "face_down").xyxy if self.upright else None,
             )
             for c in grouped:
                 taken.add(c.card_box)
-                if self.upright and c.card_box < 0 and c.reading < LONE_INDEX_MIN_READING:
+                if self.upright and c.card_box < 0 and c.reading < self.lone_index_min_reading:
                     continue
                 first = min(c.indices, key=lambda i: float(indices.xyxy[i][0]))
                 index = tuple(float(v) for v in indices.xyxy[first])

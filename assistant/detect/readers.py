@@ -125,22 +125,43 @@ def _shifted(box: Box, dx: float, dy: float) -> tuple[float, float, float, float
 V = TypeVar("V", CropViews, StripViews)
 
 
+class ReaderMismatchError(ValueError):
+    """Readers read together must read crops of one size into the same heads."""
+
+
 class OnnxReader:
     """A reader network exported by :func:`assistant.detect.train_reader.export_reader`.
 
     ``views``: how each box is cut out; :meth:`read`, :meth:`read_turned` and
     :meth:`read_any_turn` average the probabilities over them (with ``views.enough``, for
     the boxes read less surely than that in the trained view alone).
+
+    ``also``: more readers of the same crops and heads, trained apart. Every crop is read
+    by each, and each head's probabilities are their mean (an ensemble: readers trained
+    apart misread different crops). Views, sureness and turns work on the mean as they
+    work on one reader's probabilities.
     """
 
-    def __init__(self, path: Path, threads: int = 0, views: CropViews | None = None) -> None:
-        self.session = cpu_session(path, threads)
+    def __init__(
+        self, path: Path, threads: int = 0, views: CropViews | None = None, *, also: Sequence[Path] = ()
+    ) -> None:
+        self.sessions = tuple(cpu_session(p, threads) for p in (path, *also))
+        self.session = self.sessions[0]
         inp = self.session.get_inputs()[0]
         self.input = inp.name
         self.size = int(inp.shape[2])
         self.width = int(inp.shape[3])
         self.heads = tuple(o.name for o in self.session.get_outputs())
         self.views = views or CropViews()
+        for other, session in zip(also, self.sessions[1:], strict=True):
+            theirs = session.get_inputs()[0]
+            if theirs.name != self.input or list(theirs.shape[1:]) != list(inp.shape[1:]):
+                raise ReaderMismatchError(
+                    f"{other} reads {theirs.name} {theirs.shape[1:]}, "
+                    f"not {self.input} {inp.shape[1:]} as {path} does"
+                )
+            if tuple(o.name for o in session.get_outputs()) != self.heads:
+                raise ReaderMismatchError(f"{other} has other heads than {path}: not {', '.join(self.heads)}")
 
     def in_views(self, views: CropViews) -> OnnxReader:
         """This reader reading in ``views`` (the same session: nothing is loaded again)."""
@@ -237,5 +258,10 @@ class OnnxReader:
         if len(crops) == 0:
             return {h: np.zeros((0, 0), np.float32) for h in self.heads}
         x = np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32)
-        outputs = self.session.run(None, {self.input: x})
-        return {h: np.asarray(o, np.float32) for h, o in zip(self.heads, outputs, strict=True)}
+        outputs = [np.asarray(o, np.float32) for o in self.sessions[0].run(None, {self.input: x})]
+        for session in self.sessions[1:]:  # an ensemble: each head the mean of its readers'
+            for total, o in zip(outputs, session.run(None, {self.input: x}), strict=True):
+                total += np.asarray(o, np.float32)
+        if len(self.sessions) > 1:
+            outputs = [o / np.float32(len(self.sessions)) for o in outputs]
+        return dict(zip(self.heads, outputs, strict=True))

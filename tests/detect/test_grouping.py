@@ -159,3 +159,22 @@ def test_in_an_upright_zone_a_shifted_second_box_beside_a_cards_index_is_no_card
     indices = _boxes((109, 22, 119, 44), (128, 22, 138, 44))
     cards = group_cards(card, np.ones(1, np.float32), indices, rank, suit, upright=True)
     assert sorted(c.card for c in cards) == ["Qh", "Th"]
+
+
+def test_in_an_upright_zone_the_two_corners_of_a_card_taken_for_a_back_are_one_card() -> None:
+    # the held-out video's jack of clubs, frame 59: stage 1 calls the card a back (its face-up
+    # box, inside the surer back, is dropped); the bottom-right index reads the jack of spades
+    back = _boxes((70, 43, 131, 130))
+    indices = _boxes((69, 45, 79, 66), (119, 104, 128, 125))
+    rank, suit = _probs(["Jc", "Js"])
+    suit[1] = np.array([{"s": 0.55, "c": 0.45}.get(s, 0.0) for s in SUITS], np.float32)  # spades, just
+    loose = group_cards(_boxes(), np.zeros(0, np.float32), indices, rank, suit, upright=True)
+    assert sorted(c.card for c in loose) == ["Jc", "Js"]  # without the back: two cards
+    one = group_cards(_boxes(), np.zeros(0, np.float32), indices, rank, suit, upright=True, backs=back)
+    assert [c.card for c in one] == ["Jc"]
+    assert one[0].indices == (0, 1)
+    assert one[0].box == (69, 45, 128, 125)  # the indices' extent; the back gives its outline later
+    # two loose indices in one corner of a back, or the corners of two backs, are not joined so
+    two_backs = _boxes((70, 43, 100, 90), (100, 90, 131, 130))
+    apart = group_cards(_boxes(), np.zeros(0, np.float32), indices, rank, suit, upright=True, backs=two_backs)
+    assert sorted(c.card for c in apart) == ["Jc", "Js"]

@@ -75,11 +75,12 @@ def test_a_big_index_that_stage_1_missed_is_read_where_the_search_finds_it(zones
 def test_a_card_whose_stage_1_index_is_misread_is_read_again_with_its_searched_corners() -> None:
     """Read in all 27 views, stage 1's box of the 8c's top-left index reads as the 10 of
     clubs, and the card as Tc, unsure; with the corners searched at the design's index
-    size the card reads 8c, surely."""
+    size the card reads 8c, surely. Pinned with the first index reader alone (the two read
+    together since stop 53 read this index otherwise)."""
     truth = json.loads(TANGO.with_suffix(".json").read_text())
     assert [o["card"] for o in truth["objects"] if o["kind"] == "card" and o["labelled"]] == ["8c"]
     image = read_image(TANGO)
-    every_view = CardDetector.for_zones(MODELS_DIR)
+    every_view = CardDetector.for_zones(MODELS_DIR, with_wide_reader=False)
     every_view.index_reader.views = replace(ZONE_INDEX_VIEWS, enough=None)
     every_view.strip_reader = None  # the corner indices alone: this pins the corner search
     unsearched = every_view.detect(image, reread=False).cards

@@ -28,7 +28,10 @@ STRIPS = Path(__file__).parent / "fixtures" / "strips"
 
 @pytest.fixture(scope="module")
 def zones() -> CardDetector:
-    return CardDetector.for_zones(MODELS_DIR)
+    """The zone detector with its first index reader alone: these fixtures pin what the
+    strip does where that reader misreads (stops 20-28). The two index readers read
+    together since stop 53 misread other cards (s31-00122's 8c reads 6c with them)."""
+    return CardDetector.for_zones(MODELS_DIR, with_wide_reader=False)
 
 
 def _true_cards(name: str) -> list[str]:

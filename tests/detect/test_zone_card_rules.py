@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -9,7 +11,9 @@ from assistant.detect.corners import face_share
 from assistant.detect.photo import PhotoDetector
 from assistant.detect.pipeline import (
     CHECKED_MIN_FACE,
+    INDEX_READER_WIDE,
     LONE_INDEX_MIN_READING,
+    LONE_INDEX_MIN_READING_TOGETHER,
     MODELS_DIR,
     ZONE_CARD_CONF,
     ZONE_CONF,
@@ -57,7 +61,7 @@ def test_an_index_of_no_card_box_counts_only_when_read_surely(
     zones: CardDetector, monkeypatch: pytest.MonkeyPatch, sure: float, counts: bool
 ) -> None:
     """Read less surely, an index standing alone is most often a pip or a court's ornament."""
-    assert 0.65**2 < LONE_INDEX_MIN_READING < 0.95**2  # a reading is its rank's p times its suit's
+    assert 0.65**2 < zones.lone_index_min_reading < 0.95**2  # a reading is its rank's p times its suit's
     image = read_image(UPRIGHT)
     two_of_clubs, lone = reading_of("2c"), reading_of("5h", sure)
 
@@ -127,14 +131,34 @@ JOLLY_BACKS = UPRIGHT.parent.parent / "backs" / "jolly-royal-0116-seat1.cards.jp
 def test_picture_backs_in_a_white_border_are_counted_face_down_not_read_as_a_court_card() -> None:
     """kde-jolly-royal, a held-out design, deals a red back with a sun on it in a white
     border (three here, the first cut by the crop's edge): stage 1 boxes all three as
-    face-up cards and none as a back, and one's corner reads as the jack of hearts. The
-    shipped back reader calls two of their strips backs, so no card is read and two are
-    counted face down (the middle one's strip it takes for a face: that box is read by its
-    corners, which read nothing)."""
+    face-up cards and none as a back. The first index reader alone reads one's corner as
+    the jack of hearts (the two index readers together read none there). The shipped back
+    reader calls two of their strips backs, so no card is read and two are counted face
+    down (the middle one's strip it takes for a face: that box is read by its corners,
+    which read nothing)."""
     image = read_image(JOLLY_BACKS)
-    zones = CardDetector.for_zones(MODELS_DIR)  # not the module's: its methods were patched
-    assert zones.back_reader is not None
-    unasked = zones.judging_backs_below(None).detect(image)
+    alone = CardDetector.for_zones(MODELS_DIR, with_wide_reader=False)
+    assert alone.back_reader is not None
+    unasked = alone.judging_backs_below(None).detect(image)
     assert [c.card for c in unasked.cards] == ["Jh"] and unasked.face_down == []
-    found = zones.detect(image)
-    assert found.cards == [] and len(found.face_down) == 2
+    for zones in (alone, CardDetector.for_zones(MODELS_DIR)):  # not the module's: its methods were patched
+        found = zones.detect(image)
+        assert found.cards == [] and len(found.face_down) == 2
+
+
+def test_a_lone_index_needs_the_surer_reading_from_one_index_reader_than_from_two_read_together(
+    zones: CardDetector, tmp_path: Path
+) -> None:
+    """Averaged probabilities are less peaked where two readers disagree (stop 53); a folder
+    with one index reader (a deck lesson's) keeps the threshold that reader was measured at."""
+    assert len(zones.index_reader.sessions) == 2
+    assert zones.lone_index_min_reading == LONE_INDEX_MIN_READING_TOGETHER < LONE_INDEX_MIN_READING
+    for model in MODELS_DIR.glob("*.onnx"):  # a folder with one index reader, as a lesson writes it
+        if model.name != INDEX_READER_WIDE:
+            (tmp_path / model.name).symlink_to(model)
+    for alone in (
+        CardDetector.for_zones(tmp_path),
+        CardDetector.for_zones(MODELS_DIR, with_wide_reader=False),
+    ):
+        assert len(alone.index_reader.sessions) == 1
+        assert alone.lone_index_min_reading == LONE_INDEX_MIN_READING
