@@ -221,14 +221,17 @@ BACK_INDEX_REACH = 0.6
 
 
 def index_reader(
-    models: Path = MODELS_DIR, threads: int = 0, views: CropViews | None = None, *, with_wide: bool = True
+    models: Path = MODELS_DIR,
+    threads: int = 0,
+    views: CropViews | None = None,
+    *,
+    with_wide_reader: bool = True,
 ) -> OnnxReader:
     """The folder's index reader, read together with its second index reader where the
-    folder holds one (:data:`INDEX_READER_WIDE`) and ``with_wide``."""
+    folder holds one (:data:`INDEX_READER_WIDE`) and ``with_wide_reader``."""
     wide = models / INDEX_READER_WIDE
-    return OnnxReader(
-        models / INDEX_READER, threads, views, also=(wide,) if with_wide and wide.is_file() else ()
-    )
+    also = (wide,) if with_wide_reader and wide.is_file() else ()
+    return OnnxReader(models / INDEX_READER, threads, views, also=also)
 
 
 class ModelMissingError(FileNotFoundError):
@@ -546,7 +549,7 @@ class CardDetector:
         backs = models / BACK_READER
         return cls(
             detector,
-            index_reader(models, threads, index_views, with_wide=with_wide_reader),
+            index_reader(models, threads, index_views, with_wide_reader=with_wide_reader),
             OnnxReader(chips, threads) if chips.is_file() else None,
             strip_reader=OnnxReader(strips, threads) if upright and strips.is_file() else None,
             face_reader=OnnxReader(faces, threads) if upright and faces.is_file() else None,
@@ -904,6 +907,7 @@ class CardDetector:
         if self.min_card_px is not None:
             boxes = boxes.select(_plausible(boxes, card_classes, self.min_card_px, image.shape[:2]))
         cards, indices = self._of(boxes, "card"), self._of(boxes, "index")
+        face_down = self._of(boxes, "face_down").xyxy
         strips = self._strip_readings(image, cards.xyxy)
         taken: set[int] = set()
         if len(indices):
@@ -923,7 +927,7 @@ class CardDetector:
                 probs["suit"],
                 upright=self.upright,
                 owner=owner,
-                backs=self._of(boxes, "face_down").xyxy if self.upright else None,
+                backs=face_down if self.upright else None,
             )
             for c in grouped:
                 taken.add(c.card_box)
@@ -953,7 +957,7 @@ class CardDetector:
         read_boxes = [c.box for c in out.cards]
         backs = [
             (float(b[0]), float(b[1]), float(b[2]), float(b[3]))
-            for b in self._of(boxes, "face_down").xyxy
+            for b in face_down
             if all(box_iou(b, r) <= FACE_UP_WINS_IOU for r in read_boxes)
         ]
         for k, back in zip(untaken, shown_backs, strict=True):  # card boxes the back reader calls backs

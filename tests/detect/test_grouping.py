@@ -167,7 +167,7 @@ def test_in_an_upright_zone_the_two_corners_of_a_card_taken_for_a_back_are_one_c
     back = _boxes((70, 43, 131, 130))
     indices = _boxes((69, 45, 79, 66), (119, 104, 128, 125))
     rank, suit = _probs(["Jc", "Js"])
-    suit[1] = np.array([{"s": 0.55, "c": 0.45}.get(s, 0.0) for s in SUITS], np.float32)  # spades, just
+    suit[1] = np.array([{"s": 0.55, "c": 0.45}.get(s, 0.0) for s in SUITS], np.float32)  # spades by a little
     loose = group_cards(_boxes(), np.zeros(0, np.float32), indices, rank, suit, upright=True)
     assert sorted(c.card for c in loose) == ["Jc", "Js"]  # without the back: two cards
     one = group_cards(_boxes(), np.zeros(0, np.float32), indices, rank, suit, upright=True, backs=back)
