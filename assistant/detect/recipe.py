@@ -42,6 +42,7 @@ class ReaderRecipe:
     datasets: tuple[str, ...] = ()  # more datasets whose train and val crops are added
     dataset: str = ""  # train on this zone dataset instead of the recipe's (the back reader's drawn backs)
     max_unknown: int = 0  # chips: keep at most this many "unknown" crops per split (0: all)
+    seed: int | None = None  # seeds the first weights and the batch order (None: the first recipes' way)
     out: str = "runs/reader"
 
 
