@@ -97,11 +97,9 @@ def group_cards(
         members = [i for i in range(n_idx) if owner[i] == c]
         if not members:
             continue
-        members.sort(key=lambda i: -_score(rank_probs, suit_probs, [i])[0])
-        if upright:  # the surest top-left and bottom-right index (members are surest first)
-            present = {corners[i] for i in members}
-            kept = [next(i for i in members if corners[i] == k) for k in ("tl", "br") if k in present]
-            kept = kept or [members[0]]
+        members = _surest_first(members, rank_probs, suit_probs)
+        if upright:  # the surest top-left and bottom-right index
+            kept = _surest_corners(members, corners) or [members[0]]
             # the rest are cards of their own, unless they sit on or beside a kept index of
             # the same corner (a second, shifted box of that index: a card has one there)
             apart = [
@@ -164,16 +162,28 @@ def _corners_of_one_back(
     boxes = index_boxes[loose]
     holder = index_owners(backs, boxes, upright=True)
     corners = _corners(backs, boxes, holder)
+    surest = _surest_first(list(range(len(loose))), rank[loose], suit[loose])
     pairs = []
     for b in range(len(backs)):
-        held = sorted(
-            (k for k in range(len(loose)) if holder[k] == b), key=lambda k: -_score(rank, suit, [loose[k]])[0]
-        )
-        tl = next((loose[k] for k in held if corners[k] == "tl"), None)
-        br = next((loose[k] for k in held if corners[k] == "br"), None)
-        if tl is not None and br is not None:
-            pairs.append([tl, br])
+        both = _surest_corners([k for k in surest if holder[k] == b], corners)
+        if len(both) == 2:
+            pairs.append([loose[k] for k in both])
     return pairs
+
+
+def _surest_first(members: list[int], rank: FloatArray, suit: FloatArray) -> list[int]:
+    return sorted(members, key=lambda i: -_score(rank, suit, [i])[0])
+
+
+def _surest_corners(members: list[int], corners: list[str | None]) -> list[int]:
+    """The first top-left and the first bottom-right index of ``members`` (surest first), in
+    that order; one or none where a corner has none."""
+    first: dict[str, int] = {}
+    for i in members:
+        corner = corners[i]
+        if corner is not None:
+            first.setdefault(corner, i)
+    return [first[k] for k in ("tl", "br") if k in first]
 
 
 def _beside(
