@@ -97,17 +97,29 @@ class ChipTally:
         }
 
 
-def true_cards(truth: dict[str, Any], readable: bool, judged: bool = True) -> list[tuple[str, np.ndarray]]:
-    """The face-up cards judged in an image (``labelled``, and with ``readable`` a labelled
-    corner index too); with ``judged`` false the other face-up cards instead."""
+def judged_card_objects(
+    truth: dict[str, Any], readable: bool = False, judged: bool = True
+) -> list[dict[str, Any]]:
+    """The truth objects of the face-up cards judged in an image (``labelled``, and with
+    ``readable`` a labelled corner index too); with ``judged`` false the other face-up
+    cards instead."""
     out = []
     for obj in truth["objects"]:
         if obj["kind"] != "card" or not obj.get("card") or obj.get("corners") is None:
             continue
         judge = obj["labelled"] and (not readable or any(i["labelled"] for i in obj["indices"]))
         if judge == judged:
-            out.append((obj["card"], np.asarray(obj["corners"], np.float32)))
+            out.append(obj)
     return out
+
+
+def true_cards(truth: dict[str, Any], readable: bool, judged: bool = True) -> list[tuple[str, np.ndarray]]:
+    """The name and outline of each face-up card judged in an image
+    (:func:`judged_card_objects`)."""
+    return [
+        (obj["card"], np.asarray(obj["corners"], np.float32))
+        for obj in judged_card_objects(truth, readable, judged)
+    ]
 
 
 @dataclass(frozen=True)

@@ -656,6 +656,18 @@ class CardDetector:
             boxes = _surer_index(boxes, more.select(keep), index)
         return boxes
 
+    @property
+    def classes(self) -> dict[str, int]:
+        """Stage 1's class ids by name."""
+        return dict(self._class)
+
+    def kept(self, boxes: Boxes) -> Boxes:
+        """The stage-1 ``boxes`` that :meth:`interpret` reads: each at least as sure as it
+        asks of its class (:meth:`_least_conf`)."""
+        if self.min_conf > 0 and len(boxes):
+            return boxes.select(boxes.conf >= self._least_conf(boxes.cls))
+        return boxes
+
     def _least_conf(self, cls: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
         """The stage-1 confidence each box of classes ``cls`` is kept from: ``min_conf``,
         but with a reader whose ``index`` head vets what is read, corner indices whatever
@@ -898,8 +910,7 @@ class CardDetector:
         sweep's fit, the second reading cost more than it gave (``models/README.md``).
         """
         out = Detection(name)
-        if self.min_conf > 0 and len(boxes):
-            boxes = boxes.select(boxes.conf >= self._least_conf(boxes.cls))
+        boxes = self.kept(boxes)
         card_classes = {self._class[k] for k in ("card", "face_down") if k in self._class}
         boxes = boxes.without_contained(card_classes)
         if "index" in self._class:
