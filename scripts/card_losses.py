@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from assistant.detect.card_losses import ARMS, FATES, FOUND, LossReport, losses_in_split
+from assistant.detect.card_losses import ARMS, FATES, FOUND, LossReport, arm_names, losses_in_split
 from assistant.detect.pipeline import MODELS_DIR, CardDetector
 
 
@@ -65,11 +65,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
 
-    wanted = tuple(a.strip() for a in args.arms.split(",") if a.strip())
-    unknown = [a for a in wanted if a not in ARMS]
-    if unknown:
-        parser.error(f"unknown arm(s) {', '.join(unknown)}; choose from {', '.join(ARMS)}")
-    arms = ("shipped", "taught", *(a for a in wanted if a not in ("shipped", "taught")))
+    try:
+        arms = arm_names(tuple(a.strip() for a in args.arms.split(",") if a.strip()))
+    except ValueError as error:
+        parser.error(str(error))
     detector = CardDetector.for_zones(args.models, threads=args.threads)
     pooled = LossReport()
     sets: dict[str, object] = {}

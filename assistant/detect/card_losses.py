@@ -34,13 +34,14 @@ from assistant.detect.backends import Boxes, box_iou
 from assistant.detect.evaluate import (
     CardVerdict,
     Tally,
-    _limited,
     judge_cards,
     judged_card_objects,
+    spread_limit,
     tally_verdicts,
     true_cards,
 )
 from assistant.detect.pipeline import CardDetector, read_image
+from assistant.detect.reader_data import quad_box
 
 FATES = ("right", "misread", "unboxed", "unread")
 #: a stage-1 box this close (IoU) to a card's box or one of its index boxes is on that card
@@ -79,14 +80,9 @@ def taught_boxes(
     return Boxes(np.asarray(rows, np.float32), np.ones(len(rows), np.float32), np.asarray(kinds, np.int64))
 
 
-def _quad_box(quad: list[list[float]]) -> Box:
-    xs, ys = [p[0] for p in quad], [p[1] for p in quad]
-    return (min(xs), min(ys), max(xs), max(ys))
-
-
 def _boxed(obj: dict[str, Any], kept: Sequence[Box], *, card: bool = True, index: bool = True) -> bool:
     own = ([tuple(obj["box"])] if card else []) + (
-        [_quad_box(i["quad"]) for i in obj.get("indices", ())] if index else []
+        [quad_box(i["quad"]) for i in obj.get("indices", ())] if index else []
     )
     return any(box_iou(b, o) >= BOXED_IOU for b in kept for o in own)
 
@@ -150,6 +146,15 @@ ARMS: dict[str, tuple[str, ...]] = {
     "taught cards": ("card", "face_down"),
     "taught indices": ("index",),
 }
+
+
+def arm_names(wanted: tuple[str, ...]) -> tuple[str, ...]:
+    """The arms to read for ``wanted``: ``shipped`` and ``taught`` first (always read), then
+    the others asked for; an arm not in :data:`ARMS` is a ``ValueError``."""
+    unknown = [a for a in wanted if a not in ARMS]
+    if unknown:
+        raise ValueError(f"unknown arm(s) {', '.join(unknown)}; choose from {', '.join(ARMS)}")
+    return ("shipped", "taught", *(a for a in dict.fromkeys(wanted) if a not in ("shipped", "taught")))
 
 
 def arm_boxes(detector: CardDetector, found: Boxes, taught: Boxes, arm: str) -> Boxes:
@@ -217,14 +222,29 @@ class LossReport:
         }
 
 
+@dataclass(frozen=True)
+class _Judged:
+    """An image's judged face-up cards (names and outlines, and their truth objects in the
+    same order) and the cards too little in view to be judged."""
+
+    cards: list[tuple[str, np.ndarray]]
+    objects: list[dict[str, Any]]
+    unjudged: list[tuple[str, np.ndarray]]
+
+    @classmethod
+    def of(cls, truth: dict[str, Any]) -> _Judged:
+        return cls(
+            true_cards(truth, readable=False), judged_card_objects(truth), true_cards(truth, False, False)
+        )
+
+
 def _read(
-    detector: CardDetector, image: npt.NDArray[np.uint8], truth: dict[str, Any], boxes: Boxes
+    detector: CardDetector, image: npt.NDArray[np.uint8], name: str, judged: _Judged, boxes: Boxes
 ) -> tuple[Tally, list[str]]:
-    det = detector.interpret(image, boxes, str(truth["image"]))
-    judged, unjudged = true_cards(truth, readable=False), true_cards(truth, False, judged=False)
-    verdicts, used = judge_cards(det, judged, unjudged)
-    tally, _ = tally_verdicts(verdicts, used, judged)
-    return tally, card_fates(verdicts, used, judged_card_objects(truth), kept_card_boxes(detector, boxes))
+    det = detector.interpret(image, boxes, name)
+    verdicts, used = judge_cards(det, judged.cards, judged.unjudged)
+    tally, _ = tally_verdicts(verdicts, used, judged.cards)
+    return tally, card_fates(verdicts, used, judged.objects, kept_card_boxes(detector, boxes))
 
 
 def losses_in_split(
@@ -237,10 +257,7 @@ def losses_in_split(
 ) -> LossReport:
     """``arms`` (:data:`ARMS`; the first two are always read) over ``dataset``'s ``split``
     (a ``synth zones`` folder with ``labels/``)."""
-    unknown = [a for a in arms if a not in ARMS]
-    if unknown:
-        raise ValueError(f"unknown arm(s) {', '.join(unknown)}; choose from {', '.join(ARMS)}")
-    arms = ("shipped", "taught", *(a for a in arms if a not in ("shipped", "taught")))
+    arms = arm_names(arms)
     spec_path = dataset / "data.yaml"
     if not spec_path.is_file():
         raise FileNotFoundError(f"{spec_path} is missing: {dataset} is not a `synth zones` folder")
@@ -250,7 +267,7 @@ def losses_in_split(
     truths = sorted((dataset / "truth" / split).glob("*.json"))
     if not truths:
         raise FileNotFoundError(f"{dataset / 'truth' / split} holds no truth files")
-    for truth_path in _limited(truths, limit):
+    for truth_path in spread_limit(truths, limit):
         truth = json.loads(truth_path.read_text())
         image = read_image(dataset / "images" / split / truth["image"])
         h, w = image.shape[:2]
@@ -259,14 +276,16 @@ def losses_in_split(
         found = detector.find(image)
         deck = str(truth.get("deck", "?"))
         report.images += 1
+        judged = _Judged.of(truth)
         fates: dict[str, list[str]] = {}
         for name in arms:
-            tally, fates[name] = _read(detector, image, truth, arm_boxes(detector, found, taught, name))
+            boxes = arm_boxes(detector, found, taught, name)
+            tally, fates[name] = _read(detector, image, str(truth["image"]), judged, boxes)
             report.arm(name).add(tally, fates[name])
             report.arm(name, deck).add(tally, fates[name])
         for before, after in zip(fates["shipped"], fates["taught"], strict=True):
             report.moves[before][after] += 1
         kept_cards, kept_indices = _kept_of(detector, found, ("card",)), _kept_of(detector, found, ("index",))
-        for obj, fate in zip(judged_card_objects(truth), fates["shipped"], strict=True):
+        for obj, fate in zip(judged.objects, fates["shipped"], strict=True):
             report.found[fate][stage1_found(obj, kept_cards, kept_indices)] += 1
     return report

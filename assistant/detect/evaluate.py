@@ -409,7 +409,7 @@ def evaluate(
         asked=Tally() if memory else None,
     )
     memories = CardMemory() if memory else None
-    for truth_path in _limited(sorted((dataset / "truth" / split).glob("*.json")), limit):
+    for truth_path in spread_limit(sorted((dataset / "truth" / split).glob("*.json")), limit):
         truth = json.loads(truth_path.read_text())
         if deck is not None and truth.get("deck") != deck:
             continue
@@ -453,7 +453,7 @@ def evaluate(
     return report
 
 
-def _limited(paths: list[Path], limit: int | None) -> Iterable[Path]:
+def spread_limit(paths: list[Path], limit: int | None) -> Iterable[Path]:
     """``limit`` of ``paths`` spread evenly over them (a split's files run hand by hand, deck by deck)."""
     if limit is None or limit >= len(paths):
         return paths

@@ -23,34 +23,31 @@ from assistant.detect.card_losses import (
 )
 from assistant.detect.evaluate import CardVerdict, evaluate
 from assistant.detect.pipeline import MODELS_DIR, Card, CardDetector, ImageError
+from assistant.synth.labels import CLASS_NAMES, IndexTruth, ObjectTruth, yolo_lines
 
 ZONES = Path(__file__).parent / "fixtures" / "zones"
 NAMES = {0: "card", 1: "index", 2: "face_down", 3: "chips_white"}
 
 
 def _label_lines(truth: dict[str, Any]) -> list[str]:
-    """The YOLO label lines ``synth zones`` writes for a truth: each labelled card or back,
-    and each labelled corner index of a card."""
-    w, h = truth["size"]
-    ids = {name: k for k, name in NAMES.items()}
-
-    def line(kind: str, box: list[float]) -> str:
-        x0, y0, x1, y1 = box
-        cx, cy, bw, bh = (x0 + x1) / 2 / w, (y0 + y1) / 2 / h, (x1 - x0) / w, (y1 - y0) / h
-        return f"{ids[kind]} {cx:.6f} {cy:.6f} {bw:.6f} {bh:.6f}"
-
-    lines = []
-    for obj in truth["objects"]:
-        if not obj["labelled"] or obj["box"] is None:
-            continue
-        lines.append(line(obj["kind"], obj["box"]))
-        for index in obj.get("indices", ()):
-            if index["labelled"]:
-                xs, ys = [p[0] for p in index["quad"]], [p[1] for p in index["quad"]]
-                lines.append(
-                    line("index", [max(min(xs), 0), max(min(ys), 0), min(max(xs), w), min(max(ys), h)])
-                )
-    return lines
+    """The YOLO label lines ``synth zones`` writes for a truth (its label writer, fed the
+    truth file's objects)."""
+    objects = [
+        ObjectTruth(
+            oid=k,
+            kind=obj["kind"],
+            box=None if obj["box"] is None else tuple(obj["box"]),
+            visible=obj["visible"],
+            labelled=obj["labelled"],
+            card=obj.get("card"),
+            indices=[
+                IndexTruth(i["corner"], np.asarray(i["quad"], np.float64), i["visible"], i["labelled"])
+                for i in obj.get("indices", ())
+            ],
+        )
+        for k, obj in enumerate(truth["objects"])
+    ]
+    return yolo_lines(objects, *truth["size"])
 
 
 def _zone_split(root: Path) -> Path:
@@ -64,7 +61,7 @@ def _zone_split(root: Path) -> Path:
         (root / "labels" / "test" / truth_path.with_suffix(".txt").name).write_text(
             "\n".join(_label_lines(truth))
         )
-    (root / "data.yaml").write_text("names:\n" + "".join(f"  {k}: {v}\n" for k, v in NAMES.items()))
+    (root / "data.yaml").write_text("names:\n" + "".join(f"  {k}: {v}\n" for k, v in enumerate(CLASS_NAMES)))
     return root
 
 
