@@ -3,9 +3,12 @@ true box, as the pipeline reads it (a top-left index as it stands, a bottom-righ
 turned half round, each in the zone views averaged), per deck design and per camera sampling.
 
     python scripts/reader_evaluate.py --dataset /work/data/zones_a --split test [--models DIR]
-        [--single-view] [--out F]
+        [--single-view | --each-reader] [--limit N] [--out F]
 
 ``--single-view`` reads each index in the one view the reader was trained on instead.
+``--each-reader`` reads every upright card whose top-left index is in view with each card
+reader alone (the first and second index readers, both, the strip, the face) and all of
+them together as the pipeline weighs them (:mod:`assistant.detect.readers_alone`).
 
 It tells reading from finding: where this is about the whole detector's card-identity F1
 (`scripts/detect_evaluate.py --zones`), stage 1 finds the cards and the reader decides.
@@ -15,11 +18,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections import Counter
 from pathlib import Path
 
 import cv2
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from assistant.detect.evaluate import sampling_bin
 from assistant.detect.labels import RANKS, SUITS
@@ -37,8 +43,17 @@ def main() -> None:
     parser.add_argument("--split", default="test")
     parser.add_argument("--models", type=Path, default=MODELS_DIR)
     parser.add_argument("--single-view", action="store_true", help="one view per index, as trained")
+    parser.add_argument(
+        "--each-reader", action="store_true", help="each card reader alone on upright cards, and all together"
+    )
+    parser.add_argument(
+        "--limit", type=int, help="with --each-reader: this many crops, spread over the split"
+    )
     parser.add_argument("--out", type=Path, help="write the figures here as JSON")
     args = parser.parse_args()
+    if args.each_reader:
+        each_reader(parser, args)
+        return
     truths = sorted((args.dataset / "truth" / args.split).glob("*.cards.json"))
     if not truths:
         parser.error(f"no seat card zones in {args.dataset}/truth/{args.split}")
@@ -96,6 +111,32 @@ def main() -> None:
         args.out.write_text(
             json.dumps({"groups": report, "rank_mistakes": dict(mistakes.most_common(20))}, indent=1)
         )
+
+
+def each_reader(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    from assistant.detect.pipeline import ModelMissingError
+    from assistant.detect.readers_alone import READINGS, Readers, readers_alone
+
+    if args.single_view:
+        parser.error("--each-reader reads every reader as the zone detector does: leave out --single-view")
+    if not (args.dataset / "truth" / args.split).is_dir():
+        parser.error(f"no truth files in {args.dataset}/truth/{args.split}")
+    try:
+        readers = Readers(args.models)
+    except ModelMissingError as error:
+        parser.error(str(error))
+    report = readers_alone(readers, args.dataset, args.split, args.limit).to_json()
+    print(f"{'cards right (rank/suit/card)':36s} {'cards':>6s}  " + "  ".join(f"{r:>19s}" for r in READINGS))
+    for group, row in report["groups"].items():
+        n = row[READINGS[0]]["cards"]
+        cells = "  ".join(
+            f"{row[r]['rank']:.3f}/{row[r]['suit']:.3f}/{row[r]['card']:.3f}".rjust(19) for r in READINGS
+        )
+        print(f"{group:36s} {n:6d}  {cells}")
+    if report["unreadable_images"]:
+        print(f"{report['unreadable_images']} unreadable images left out")
+    if args.out:
+        args.out.write_text(json.dumps(report, indent=1) + "\n")
 
 
 if __name__ == "__main__":
