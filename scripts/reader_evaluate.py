@@ -125,7 +125,10 @@ def each_reader(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
         readers = Readers(args.models)
     except ModelMissingError as error:
         parser.error(str(error))
-    report = readers_alone(readers, args.dataset, args.split, args.limit).to_json()
+    try:
+        report = readers_alone(readers, args.dataset, args.split, args.limit).to_json()
+    except ValueError as error:
+        parser.error(str(error))
     print(f"{'cards right (rank/suit/card)':36s} {'cards':>6s}  " + "  ".join(f"{r:>19s}" for r in READINGS))
     for group, row in report["groups"].items():
         n = row[READINGS[0]]["cards"]

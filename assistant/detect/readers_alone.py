@@ -168,12 +168,17 @@ class ReadersAlone:
 
 def readers_alone(readers: Readers, dataset: Path, split: str, limit: int | None = None) -> ReadersAlone:
     """Every upright card of a ``synth zones`` split (:func:`upright_cards`) read by each
-    reading, grouped as ``all``, ``deck NAME`` and ``mm/px BIN`` (camera sampling)."""
+    reading, grouped as ``all``, ``deck NAME`` and ``mm/px BIN`` (camera sampling). An
+    image that cannot be read is counted and left out; a damaged truth file raises
+    ``ValueError`` naming it."""
     report = ReadersAlone()
     truths = sorted((dataset / "truth" / split).glob("*.json"))
     for path in spread_limit(truths, limit):
-        truth = json.loads(path.read_text())
-        cards = upright_cards(truth)
+        try:
+            truth = json.loads(path.read_text())
+            cards = upright_cards(truth)
+        except (ValueError, KeyError, TypeError) as error:
+            raise ValueError(f"{path}: not a zone crop's truth file ({error!r})") from None
         if not cards:
             continue
         image = cv2.imread(str(dataset / "images" / split / truth["image"]))

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -149,3 +150,17 @@ def test_the_script_names_a_split_without_truth_files(tmp_path: Path) -> None:
     )
     assert run.returncode == 2
     assert f"no truth files in {tmp_path}/truth/test" in run.stderr
+
+
+def test_a_damaged_truth_file_is_named_and_an_unreadable_image_left_out(
+    tmp_path: Path, readers: Readers
+) -> None:
+    split = _split(tmp_path / "zones", ["s31-00121_0085_seat2.cards", "s31-00122_0130_seat4.cards"])
+    (split / "images" / "val" / "s31-00122_0130_seat4.cards.jpg").write_bytes(b"not a jpeg")
+    report = readers_alone(readers, split, "val")
+    assert report.unreadable == 1 and report.to_json()["groups"]["all"]["strip"]["cards"] == 1
+    damaged = split / "truth" / "val" / "s31-00121_0085_seat2.cards.json"
+    damaged.write_text('{"objects": [')
+    named = re.escape(f"{damaged}: not a zone crop's truth file")
+    with pytest.raises(ValueError, match=named):
+        readers_alone(readers, split, "val")
