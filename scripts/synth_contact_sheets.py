@@ -20,7 +20,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from assistant.synth.decks import load_records
+from assistant.synth.decks import EXTRA_INSTALL_HINT, INSTALL_HINT, load_records
 from assistant.synth.facecache import DeckFaces
 from assistant.synth.svgdeck import all_cards
 
@@ -126,7 +126,9 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     if args.what == "decks":
         for record in load_records():
-            if not record.french_suited and not record.installed():
+            if not record.installed():  # a sheet of every design this machine has, French or not
+                hint = EXTRA_INSTALL_HINT if record.extra else INSTALL_HINT
+                print(f"{record.id}: not installed here, no sheet (install it: {hint})", file=sys.stderr)
                 continue
             sheet = deck_sheet(DeckFaces.load(record))
             cv2.imwrite(str(out / f"deck-{record.id}.png"), sheet)
