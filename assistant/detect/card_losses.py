@@ -32,6 +32,7 @@ import yaml
 
 from assistant.detect.backends import Boxes, box_iou
 from assistant.detect.evaluate import (
+    Box,
     CardVerdict,
     Tally,
     judge_cards,
@@ -46,8 +47,6 @@ from assistant.detect.reader_data import quad_box
 FATES = ("right", "misread", "unboxed", "unread")
 #: a stage-1 box this close (IoU) to a card's box or one of its index boxes is on that card
 BOXED_IOU = 0.5
-
-Box = tuple[float, float, float, float]
 
 
 def taught_boxes(
@@ -233,9 +232,9 @@ class _Judged:
 
     @classmethod
     def of(cls, truth: dict[str, Any]) -> _Judged:
-        return cls(
-            true_cards(truth, readable=False), judged_card_objects(truth), true_cards(truth, False, False)
-        )
+        objects = judged_card_objects(truth)
+        cards = [(obj["card"], np.asarray(obj["corners"], np.float32)) for obj in objects]
+        return cls(cards, objects, true_cards(truth, False, judged=False))
 
 
 def _read(

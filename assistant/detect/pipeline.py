@@ -297,6 +297,26 @@ def _tempered(probs: npt.NDArray[np.float32], weight: float) -> npt.NDArray[np.f
     return tempered
 
 
+def weighed_strips(
+    strips: dict[str, npt.NDArray[np.float32]],
+    faces: dict[str, npt.NDArray[np.float32]] | None,
+    free: npt.NDArray[np.bool_],
+    strip_weight: StripWeight,
+    face_weight: StripWeight | None,
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """(rank, suit) probabilities of each card box from its strip reading (``strips``, a
+    row per box) raised to ``strip_weight``, times its face reading raised to
+    ``face_weight`` where ``free`` (``faces`` holds a row per free box, in order; None or
+    ``face_weight`` None: the strip alone), summed to one again. The strip and face
+    readings' say beside a card's corner indices."""
+    rank, suit = _tempered(strips["rank"], strip_weight.rank), _tempered(strips["suit"], strip_weight.suit)
+    if faces is not None and face_weight is not None and free.any():
+        # the product summed to one again (``_tempered`` at weight 1)
+        rank[free] = _tempered(rank[free] * _tempered(faces["rank"], face_weight.rank), 1.0)
+        suit[free] = _tempered(suit[free] * _tempered(faces["suit"], face_weight.suit), 1.0)
+    return rank, suit
+
+
 def uncovered(boxes: npt.NDArray[np.float32], most: float) -> npt.NDArray[np.bool_]:
     """Which of ``boxes`` (x1, y1, x2, y2 rows) no other box covers by more than ``most``
     of its area.
@@ -688,27 +708,15 @@ class CardDetector:
         by more than ``FACE_MOST_COVERED`` of it; empty otherwise."""
         if self.strip_reader is None or not self.upright or not len(card_boxes):
             return {}
-        rank, suit = self._tempered_strips(self.strip_reader, image, card_boxes, self.strip_weight)
+        strips = self.strip_reader.read_strips(image, list(card_boxes), self.strip_views)
+        faces = None
+        free = np.zeros(len(card_boxes), bool)
         if self.face_reader is not None and self.face_weight is not None:
-            free = np.flatnonzero(uncovered(card_boxes, FACE_MOST_COVERED))
-            if len(free):
-                faces = self._tempered_strips(self.face_reader, image, card_boxes[free], self.face_weight)
-                # the product summed to one again (``_tempered`` at weight 1)
-                rank[free] = _tempered(rank[free] * faces[0], 1.0)
-                suit[free] = _tempered(suit[free] * faces[1], 1.0)
+            free = uncovered(card_boxes, FACE_MOST_COVERED)
+            if free.any():
+                faces = self.face_reader.read_strips(image, list(card_boxes[free]), self.strip_views)
+        rank, suit = weighed_strips(strips, faces, free, self.strip_weight, self.face_weight)
         return {k: (rank[k], suit[k]) for k in range(len(card_boxes))}
-
-    def _tempered_strips(
-        self,
-        reader: OnnxReader,
-        image: npt.NDArray[np.uint8],
-        card_boxes: npt.NDArray[np.float32],
-        weight: StripWeight,
-    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
-        """(rank, suit) probabilities of each box's strip as ``reader`` cuts and reads it
-        in ``strip_views``, raised to ``weight``."""
-        p = reader.read_strips(image, list(card_boxes), self.strip_views)
-        return _tempered(p["rank"], weight.rank), _tempered(p["suit"], weight.suit)
 
     def _shown_backs(self, image: npt.NDArray[np.uint8], card_boxes: npt.NDArray[np.float32]) -> list[bool]:
         """Which of these card boxes (upright zone crops) show a back by the back reader:

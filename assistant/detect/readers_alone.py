@@ -37,7 +37,9 @@ from assistant.detect.pipeline import (
     ZONE_INDEX_VIEWS,
     ZONE_STRIP_VIEWS,
     ModelMissingError,
+    index_reader,
     uncovered,
+    weighed_strips,
 )
 from assistant.detect.reader_data import card_turns, quad_box
 from assistant.detect.readers import OnnxReader, Probs
@@ -99,8 +101,7 @@ class Readers:
         first, second = need(INDEX_READER), need(INDEX_READER_WIDE)
         self.first = OnnxReader(first, threads, ZONE_INDEX_VIEWS)
         self.second = OnnxReader(second, threads, ZONE_INDEX_VIEWS)
-        # the two read together as the pipeline reads them: views judged on their mean
-        self.both = OnnxReader(first, threads, ZONE_INDEX_VIEWS, also=(second,))
+        self.both = index_reader(models, threads, ZONE_INDEX_VIEWS)  # the two, as the pipeline reads them
         self.strip = OnnxReader(need(STRIP_READER), threads)
         self.face = OnnxReader(need(FACE_READER), threads)
 
@@ -123,16 +124,13 @@ class Readers:
         face = self.face.read_strips(image, boxes, ZONE_STRIP_VIEWS)
         every = np.asarray(boxes + [b for b in others if b not in boxes], np.float32)
         free = uncovered(every, FACE_MOST_COVERED)[: len(boxes)]
-        together: Probs = {}
-        for head in ("rank", "suit"):
-            strip_power, face_power = getattr(STRIP_WEIGHT, head), getattr(FACE_WEIGHT, head)
-            rows = []
-            for k in range(len(cards)):
-                parts = [both[head][k], strip[head][k] ** strip_power]
-                if free[k]:
-                    parts.append(face[head][k] ** face_power)
-                rows.append(combined(np.stack(parts)))
-            together[head] = np.asarray(rows, np.float32)
+        pips = weighed_strips(strip, {h: p[free] for h, p in face.items()}, free, STRIP_WEIGHT, FACE_WEIGHT)
+        together: Probs = {
+            head: np.asarray(
+                [combined(np.stack([both[head][k], pips[h][k]])) for k in range(len(cards))], np.float32
+            )
+            for h, head in enumerate(("rank", "suit"))
+        }
         readings = (first, second, both, strip, face, together)
         return {name: {h: p[h] for h in ("rank", "suit")} for name, p in zip(READINGS, readings, strict=True)}
 
