@@ -32,8 +32,11 @@ def main() -> None:
     parser.add_argument("--models", type=Path, default=MODELS_DIR, help="model folder (default: models/)")
     args = parser.parse_args()
     names = args.names or sorted(p.name.removesuffix(".truth.json") for p in VIDEOS.glob("*.truth.json"))
-    detector = DetectorAdapter(CardDetector.for_zones(args.models))
+    zones = CardDetector.for_zones(args.models)
     for name in names:
+        detector = DetectorAdapter(
+            zones.learning_reader_trust()
+        )  # each video one session, as `replay` reads it
         truth = json.loads((VIDEOS / f"{name}.truth.json").read_text())
         with VideoFileSource(VIDEOS / f"{name}.mp4") as source:
             report = replay(

@@ -2,12 +2,15 @@
 
     nice python scripts/detect_evaluate.py --dataset /work/data/det_a [--split test]
         [--models models] [--limit N] [--deck ID] [--out models/metrics.json]
-        [--confusion models/confusion_cards.png] [--no-map] [--zones [--memory] | --quick | --search]
+        [--confusion models/confusion_cards.png] [--no-map]
+        [--zones [--memory] [--sessions] | --quick | --search]
 
 Whole images are read as ``dealer-assistant detect`` reads a photo (:mod:`assistant.detect.photo`:
 each card read upright from the corners the card finder gives, or with ``--search`` or
 no finder in the model folder, from the search at every scale and angle), or with
-``--quick`` in one stage-1 pass; ``--zones`` reads zone crops as the camera pipeline does.
+``--quick`` in one stage-1 pass; ``--zones`` reads zone crops as the camera pipeline does
+(with ``--sessions`` as its table sessions do: each deck design one session that learns
+how much to trust its strips, crops in file order).
 
 Writes card-identity F1 (all labelled face-up cards, and those with a visible corner
 index; the wrong cards counted by where they lie, ``wrong_cards_by_place``), chip-count
@@ -122,6 +125,11 @@ def main(argv: list[str] | None = None) -> int:
         help="with --zones: also name each zone's cards frame after frame through the pipeline's card memory",
     )
     parser.add_argument(
+        "--sessions",
+        action="store_true",
+        help="with --zones: read each deck design as one table session learning its reader trust",
+    )
+    parser.add_argument(
         "--quick",
         action="store_true",
         help="whole images: one stage-1 pass at --imgsz (`detect --quick`), not the photo search",
@@ -133,10 +141,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     detect: Callable[[npt.NDArray[np.uint8], str], Detection]
+    session = None
+    if args.sessions and not args.zones:
+        parser.error("--sessions reads zone crops: give --zones too")
     if args.zones:
         args.imgsz = ZONE_IMGSZ
         det = CardDetector.for_zones(args.models)
         detect = det.detect
+        if args.sessions:
+            zones = det
+
+            def session() -> Callable[[npt.NDArray[np.uint8], str], Detection]:
+                return zones.learning_reader_trust().detect
     elif args.quick:
         det = CardDetector.load(args.models, imgsz=args.imgsz, conf=args.conf)
         detect = det.detect
@@ -148,7 +164,14 @@ def main(argv: list[str] | None = None) -> int:
         finder = None if args.search else load_card_finder(args.models)
         detect = PhotoDetector(det, finder=finder).detect
     report = evaluate(
-        detect, args.dataset, args.split, args.limit, chips=True, memory=args.memory, deck=args.deck
+        detect,
+        args.dataset,
+        args.split,
+        args.limit,
+        chips=True,
+        memory=args.memory,
+        deck=args.deck,
+        session=session,
     )
     chip_reader = det.chip_reader
     chips = chip_reader_on_truth(
@@ -165,7 +188,9 @@ def main(argv: list[str] | None = None) -> int:
         "split": args.split,
         **({"deck": args.deck} if args.deck else {}),
         "imgsz": args.imgsz,
-        "mode": "zones"
+        "mode": "zones, a session per deck design"
+        if args.sessions
+        else "zones"
         if args.zones
         else "quick"
         if args.quick

@@ -49,7 +49,7 @@ def load_detector(models: Path | None = None) -> tuple[ZoneDetector | None, str]
         return None, f"no card detector in this installation ({error}): camera reads are off"
     folder = models if models is not None else MODELS_DIR
     try:
-        detector = CardDetector.for_zones(folder)
+        detector = CardDetector.for_zones(folder).learning_reader_trust()  # one session, one deck
     except FileNotFoundError as error:  # ModelMissingError included
         return None, f"no detector model: {error}; camera reads are off, enter cards by hand"
     except Exception as error:  # a damaged model file: say so, the game goes on by hand

@@ -391,13 +391,19 @@ def evaluate(
     chips: bool = False,
     memory: bool = False,
     deck: str | None = None,
+    session: Callable[[], Callable[[np.ndarray, str], Detection]] | None = None,
 ) -> Report:
     """Card identity and more over a split's images (only those of deck design ``deck``
     when given, as a table that learnt its deck plays it). With ``memory`` (zone crops of ``synth
     zones``, named HAND_FRAME_ZONE) each zone of each hand is also read frame after frame
     through the camera pipeline's :class:`~assistant.pipeline.memory.CardMemory`, as a
     camera session names its cards (``Report.remembered``), and of those the ones the
-    pipeline counts and the ones it asks the dealer about (``Report.counted``, ``asked``)."""
+    pipeline counts and the ones it asks the dealer about (``Report.counted``, ``asked``).
+
+    ``session``: each deck design's images are read by a detector of their own, made by
+    ``session()`` when the design's first image comes (``detect`` is then not used), in
+    the split's file order: every design is one table session, as a home game plays one
+    deck all night (:meth:`~assistant.detect.pipeline.CardDetector.learning_reader_trust`)."""
     import time
 
     from assistant.pipeline.memory import CardMemory
@@ -409,6 +415,7 @@ def evaluate(
         asked=Tally() if memory else None,
     )
     memories = CardMemory() if memory else None
+    sessions: dict[str, Callable[[np.ndarray, str], Detection]] = {}
     for truth_path in spread_limit(sorted((dataset / "truth" / split).glob("*.json")), limit):
         truth = json.loads(truth_path.read_text())
         if deck is not None and truth.get("deck") != deck:
@@ -416,8 +423,14 @@ def evaluate(
         image = cv2.imread(str(dataset / "images" / split / truth["image"]))
         if image is None:
             continue
+        read = detect
+        if session is not None:
+            design = str(truth.get("deck", "?"))
+            if design not in sessions:
+                sessions[design] = session()
+            read = sessions[design]
         t0 = time.perf_counter()
-        det = detect(image, truth["image"])
+        det = read(image, truth["image"])
         report.seconds += time.perf_counter() - t0
         report.images += 1
         judged, unjudged = true_cards(truth, readable=False), true_cards(truth, False, judged=False)

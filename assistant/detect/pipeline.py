@@ -36,6 +36,7 @@ from assistant.detect.corners import (
 )
 from assistant.detect.grouping import ReadCard, combined, group_cards, index_corners, index_owners, read_card
 from assistant.detect.labels import chip_colour
+from assistant.detect.reader_trust import ReaderTrust
 from assistant.detect.readers import CropViews, OnnxReader, StripViews
 
 IndexBoxes = npt.NDArray[np.float32]
@@ -518,6 +519,9 @@ class CardDetector:
         # read beside the strip reader, in the same cuts, at face_weight (None: not read)
         self.face_reader = face_reader
         self.face_weight: StripWeight | None = FACE_WEIGHT
+        # a session's say of the indices and of the strip (and face) where both read a card,
+        # each judged by the other's sure readings (None: as shipped; :meth:`learning_reader_trust`)
+        self.trust: ReaderTrust | None = None
         # asked of card boxes with no stage-1 index: a strip it gives under back_max_face
         # of showing a face is a back (None: not asked)
         self.back_reader = back_reader
@@ -655,6 +659,44 @@ class CardDetector:
         twin.min_card_box_conf = conf
         return twin
 
+    def learning_reader_trust(self) -> CardDetector:
+        """This detector for one table session (a camera, a replay: one deck, frames in the
+        order they come): every card it reads from both its stage-1 indices and its strip
+        teaches a fresh :class:`~assistant.detect.reader_trust.ReaderTrust` whether each
+        kind's best guess agreed with the other's sure reading, and later cards weigh the
+        kind that agrees less by it (never above the shipped weights). Readings then depend
+        on the frames read before; the same frames in the same order read the same. The
+        same models."""
+        twin = copy.copy(self)
+        twin.trust = ReaderTrust() if self.upright and self.strip_reader is not None else None
+        return twin
+
+    def _weighed(self, indices: list[Reading], strip: Reading | None) -> list[Reading]:
+        """One card's readings to multiply: its ``indices``' and its ``strip``'s, each kind
+        raised to the power the session's trust gives it where both kinds read the card
+        (:meth:`~assistant.detect.reader_trust.ReaderTrust.power`); as they are otherwise."""
+        if strip is None:
+            return indices
+        if self.trust is None or not indices:
+            return [*indices, strip]
+        trust = self.trust
+
+        def weighed(reading: Reading, kind: str) -> Reading:
+            rank, suit = trust.power(kind, "rank"), trust.power(kind, "suit")
+            return (
+                reading[0] if rank == 1.0 else _tempered(reading[0], rank),
+                reading[1] if suit == 1.0 else _tempered(reading[1], suit),
+            )
+
+        return [*(weighed(r, "index") for r in indices), weighed(strip, "strip")]
+
+    def _learn_trust(self, read: ReadCard, probs: dict[str, npt.NDArray[np.float32]], strip: Reading) -> None:
+        """Teach the session's trust one card read from its stage-1 indices and its strip."""
+        if self.trust is None:
+            return
+        index = {h: combined(probs[h][list(read.indices)]) for h in ("rank", "suit")}
+        self.trust.learn(index, {"rank": strip[0], "suit": strip[1]})
+
     def detect_file(self, path: Path) -> Detection:
         return self.detect(read_image(path), str(path))
 
@@ -773,7 +815,7 @@ class CardDetector:
             return None
         readings = self._upright_corners(image, box)
         if readings:
-            name, p = _read_all(readings if strip is None else [*readings, strip])
+            name, p = _read_all(self._weighed(readings, strip))
             least = UPRIGHT_MIN_READING
         elif strip is not None:  # no corner shows an index: the pip column may still tell
             name, p = _read_all([strip])
@@ -799,21 +841,24 @@ class CardDetector:
         only part of a big index, or a pip beside it, the corners read at the design's own
         index size settle the card."""
         more = self._upright_corners(image, cards.xyxy[read.card_box])
-        return self._read_again(card, read, cards, probs, more if strip is None else [*more, strip])
+        return self._read_again(card, read, cards, probs, more, strip)
 
-    @staticmethod
     def _read_again(
+        self,
         card: Card,
         read: ReadCard,
         cards: Boxes,
         probs: dict[str, npt.NDArray[np.float32]],
         more: list[Reading],
+        strip: Reading | None = None,
     ) -> Card:
         """``card``, read from the stage-1 indices of card box ``read.card_box``, with
-        ``more`` readings multiplied into those indices' (``card`` itself when none)."""
-        if not more:
+        ``more`` index readings and the box's ``strip`` reading multiplied into those
+        indices' (:meth:`_weighed`; ``card`` itself when there are none)."""
+        if not more and strip is None:
             return card
-        name, p = _read_all([(probs["rank"][i], probs["suit"][i]) for i in read.indices] + more)
+        indices = [(probs["rank"][i], probs["suit"][i]) for i in read.indices] + more
+        name, p = _read_all(self._weighed(indices, strip))
         return Card(name, card.box, float(cards.conf[read.card_box]) * p, index=card.index)
 
     def reading_at(
@@ -929,6 +974,7 @@ class CardDetector:
         face_down = self._of(boxes, "face_down").xyxy
         strips = self._strip_readings(image, cards.xyxy)
         taken: set[int] = set()
+        lessons: list[tuple[ReadCard, dict[str, npt.NDArray[np.float32]], Reading]] = []  # for the trust
         if len(indices):
             owner = index_owners(cards.xyxy, indices.xyxy, self.upright)
             if self.upright:
@@ -956,10 +1002,12 @@ class CardDetector:
                 index = tuple(float(v) for v in indices.xyxy[first])
                 card = Card(c.card, c.box, c.confidence, index=index)  # type: ignore[arg-type]
                 strip = strips.get(c.card_box)
+                if strip is not None and c.card_box >= 0:
+                    lessons.append((c, probs, strip))  # learnt once the frame is read
                 if reread and self.upright and c.card_box >= 0 and c.reading < REREAD_BELOW:
                     card = self._with_searched_corners(image, card, c, cards, probs, strip)
                 elif strip is not None:
-                    card = self._read_again(card, c, cards, probs, [strip])
+                    card = self._read_again(card, c, cards, probs, [], strip)
                 if card.confidence >= self.min_card_confidence:
                     out.cards.append(card)
         untaken = [k for k in range(len(cards)) if k not in taken]
@@ -994,4 +1042,6 @@ class CardDetector:
             colour = self._chip_colour[int(cls)]
             assert colour is not None
             out.chips.append(ChipStack(colour, count, tuple(map(float, b)), float(conf)))  # type: ignore[arg-type]
+        for c, read_probs, strip in lessons:  # a frame is read with what the frames before it taught
+            self._learn_trust(c, read_probs, strip)
         return out
