@@ -34,9 +34,8 @@ def main() -> None:
     names = args.names or sorted(p.name.removesuffix(".truth.json") for p in VIDEOS.glob("*.truth.json"))
     zones = CardDetector.for_zones(args.models)
     for name in names:
-        detector = DetectorAdapter(
-            zones.learning_reader_trust()
-        )  # each video one session, as `replay` reads it
+        # each video one session, as `replay` reads it
+        detector = DetectorAdapter(zones.learning_reader_trust())
         truth = json.loads((VIDEOS / f"{name}.truth.json").read_text())
         with VideoFileSource(VIDEOS / f"{name}.mp4") as source:
             report = replay(

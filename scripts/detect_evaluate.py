@@ -10,7 +10,7 @@ each card read upright from the corners the card finder gives, or with ``--searc
 no finder in the model folder, from the search at every scale and angle), or with
 ``--quick`` in one stage-1 pass; ``--zones`` reads zone crops as the camera pipeline does
 (with ``--sessions`` as its table sessions do: each deck design one session that learns
-how much to trust its strips, crops in file order).
+how far to trust its corner indices and its strips, crops in file order).
 
 Writes card-identity F1 (all labelled face-up cards, and those with a visible corner
 index; the wrong cards counted by where they lie, ``wrong_cards_by_place``), chip-count

@@ -164,7 +164,7 @@ def _run_replay(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
             f"{len(calibration.layout.seats)} seats"
         )
     try:
-        # one replay is one table session: it learns how far to trust the strips, frame by frame
+        # one replay is one table session: it learns how far to trust each reader kind, frame by frame
         detector = DetectorAdapter(CardDetector.for_zones(args.models or MODELS_DIR).learning_reader_trust())
     except ModelMissingError as error:
         raise CommandError(f"{error}: train one with 'dealer-assistant train' or restore models/") from None
