@@ -165,7 +165,8 @@ def _run_replay(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
         )
     try:
         # one replay is one table session: it learns how far to trust each reader kind, frame by frame
-        detector = DetectorAdapter(CardDetector.for_zones(args.models or MODELS_DIR).learning_reader_trust())
+        zones = CardDetector.for_zones(args.models or MODELS_DIR).learning_reader_trust()
+        detector = DetectorAdapter(zones)
     except ModelMissingError as error:
         raise CommandError(f"{error}: train one with 'dealer-assistant train' or restore models/") from None
     from assistant.detect.deck_learning import deck_note
@@ -193,6 +194,8 @@ def _run_replay(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
         bar.close()
     data = report.to_json()
     data["video"] = str(args.video)
+    if zones.trust is not None:  # what the session learnt of its readers, for a misread deck's post-mortem
+        data["reader_trust"] = zones.trust.to_json()
     if args.json:
         args.json.write_text(json.dumps(data, indent=1) + "\n")
     print(

@@ -27,6 +27,10 @@ def test_replay_writes_events_with_frames_and_reports_progress(tmp_path: Path) -
     assert all(isinstance(e["frame"], int) for e in data["events"])
     assert "210/210 frames" in out.stderr
     assert "mm of table per pixel" not in out.stderr  # the camera sees every seat finely enough
+    trust = data["reader_trust"]  # the replay was one session that judged its readers
+    assert trust["cards_learnt"] > 0
+    assert set(trust["power"]) == {"index rank", "index suit", "strip rank", "strip suit"}
+    assert all(0.25 <= p <= 1.0 for p in trust["power"].values())
 
 
 @pytest.mark.slow
