@@ -298,6 +298,15 @@ def _tempered(probs: npt.NDArray[np.float32], weight: float) -> npt.NDArray[np.f
     return tempered
 
 
+def _powered(reading: Reading, rank: float, suit: float) -> Reading:
+    """One (rank, suit) reading raised to ``rank`` and ``suit`` (``_tempered``); a head at
+    power 1 is returned as it is."""
+    return (
+        reading[0] if rank == 1.0 else _tempered(reading[0], rank),
+        reading[1] if suit == 1.0 else _tempered(reading[1], suit),
+    )
+
+
 def weighed_strips(
     strips: dict[str, npt.NDArray[np.float32]],
     faces: dict[str, npt.NDArray[np.float32]] | None,
@@ -679,16 +688,12 @@ class CardDetector:
             return indices
         if self.trust is None or not indices:
             return [*indices, strip]
-        trust = self.trust
-
-        def weighed(reading: Reading, kind: str) -> Reading:
-            rank, suit = trust.power(kind, "rank"), trust.power(kind, "suit")
-            return (
-                reading[0] if rank == 1.0 else _tempered(reading[0], rank),
-                reading[1] if suit == 1.0 else _tempered(reading[1], suit),
-            )
-
-        return [*(weighed(r, "index") for r in indices), weighed(strip, "strip")]
+        index_rank, index_suit = self.trust.power("index", "rank"), self.trust.power("index", "suit")
+        strip_rank, strip_suit = self.trust.power("strip", "rank"), self.trust.power("strip", "suit")
+        return [
+            *(_powered(r, index_rank, index_suit) for r in indices),
+            _powered(strip, strip_rank, strip_suit),
+        ]
 
     def _learn_trust(self, read: ReadCard, probs: dict[str, npt.NDArray[np.float32]], strip: Reading) -> None:
         """Teach the session's trust one card read from its stage-1 indices and its strip."""
@@ -1002,7 +1007,7 @@ class CardDetector:
                 index = tuple(float(v) for v in indices.xyxy[first])
                 card = Card(c.card, c.box, c.confidence, index=index)  # type: ignore[arg-type]
                 strip = strips.get(c.card_box)
-                if strip is not None and c.card_box >= 0:
+                if self.trust is not None and strip is not None and c.card_box >= 0:
                     lessons.append((c, probs, strip))  # learnt once the frame is read
                 if reread and self.upright and c.card_box >= 0 and c.reading < REREAD_BELOW:
                     card = self._with_searched_corners(image, card, c, cards, probs, strip)
