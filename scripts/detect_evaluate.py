@@ -3,14 +3,15 @@
     nice python scripts/detect_evaluate.py --dataset /work/data/det_a [--split test]
         [--models models] [--limit N] [--deck ID] [--out models/metrics.json]
         [--confusion models/confusion_cards.png] [--no-map]
-        [--zones [--memory] [--sessions] | --quick | --search]
+        [--zones [--memory] [--sessions] [--tables] | --quick | --search]
 
 Whole images are read as ``dealer-assistant detect`` reads a photo (:mod:`assistant.detect.photo`:
 each card read upright from the corners the card finder gives, or with ``--search`` or
 no finder in the model folder, from the search at every scale and angle), or with
 ``--quick`` in one stage-1 pass; ``--zones`` reads zone crops as the camera pipeline does
 (with ``--sessions`` as its table sessions do: each deck design one session that learns
-how far to trust its corner indices and its strips, crops in file order).
+how far to trust its corner indices and its strips, crops in file order; with ``--tables``
+the crops of one frame are one table's zones, no two of which keep one card's name).
 
 Writes card-identity F1 (all labelled face-up cards, and those with a visible corner
 index; the wrong cards counted by where they lie, ``wrong_cards_by_place``), chip-count
@@ -130,6 +131,11 @@ def main(argv: list[str] | None = None) -> int:
         help="with --zones: read each deck design as one table session learning its reader trust",
     )
     parser.add_argument(
+        "--tables",
+        action="store_true",
+        help="with --zones: the crops of one frame are one table, no two zones keeping one card's name",
+    )
+    parser.add_argument(
         "--quick",
         action="store_true",
         help="whole images: one stage-1 pass at --imgsz (`detect --quick`), not the photo search",
@@ -142,8 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     detect: Callable[[npt.NDArray[np.uint8], str], Detection]
     session = None
-    if args.sessions and not args.zones:
-        parser.error("--sessions reads zone crops: give --zones too")
+    if (args.sessions or args.tables) and not args.zones:
+        parser.error("--sessions and --tables read zone crops: give --zones too")
     if args.zones:
         args.imgsz = ZONE_IMGSZ
         det = CardDetector.for_zones(args.models)
@@ -172,6 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         memory=args.memory,
         deck=args.deck,
         session=session,
+        tables=args.tables,
     )
     chip_reader = det.chip_reader
     chips = chip_reader_on_truth(
@@ -188,8 +195,9 @@ def main(argv: list[str] | None = None) -> int:
         "split": args.split,
         **({"deck": args.deck} if args.deck else {}),
         "imgsz": args.imgsz,
-        "mode": "zones, a session per deck design"
-        if args.sessions
+        "mode": ("zones, a session per deck design" if args.sessions else "zones")
+        + (", named apart across each frame's zones" if args.tables else "")
+        if args.sessions or args.tables
         else "zones"
         if args.zones
         else "quick"

@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from assistant.detect.backends import box_iou
-from assistant.detect.pipeline import Card, Detection
+from assistant.detect.pipeline import Card, Detection, named_apart
 
 
 @dataclass
@@ -392,6 +392,7 @@ def evaluate(
     memory: bool = False,
     deck: str | None = None,
     session: Callable[[], Callable[[np.ndarray, str], Detection]] | None = None,
+    tables: bool = False,
 ) -> Report:
     """Card identity and more over a split's images (only those of deck design ``deck``
     when given, as a table that learnt its deck plays it). With ``memory`` (zone crops of ``synth
@@ -403,10 +404,16 @@ def evaluate(
     ``session``: each deck design's images are read by a detector of their own, made by
     ``session()`` when the design's first image comes (``detect`` is then not used), in
     the split's file order: every design is one table session, as a home game plays one
-    deck all night (:meth:`~assistant.detect.pipeline.CardDetector.learning_reader_trust`)."""
+    deck all night (:meth:`~assistant.detect.pipeline.CardDetector.learning_reader_trust`).
+
+    ``tables`` (zone crops of ``synth zones``): the crops of one frame (HAND_FRAME) are the
+    zones of one table, and no two of them keep one card's name, as the camera pipeline
+    names them (:func:`~assistant.detect.pipeline.named_apart`; with ``memory``, after
+    each zone's memory, :func:`~assistant.pipeline.table_names.name_table`)."""
     import time
 
     from assistant.pipeline.memory import CardMemory
+    from assistant.pipeline.table_names import name_table
     from assistant.pipeline.zones import card_standing
 
     report = Report(
@@ -416,54 +423,85 @@ def evaluate(
     )
     memories = CardMemory() if memory else None
     sessions: dict[str, Callable[[np.ndarray, str], Detection]] = {}
-    for truth_path in spread_limit(sorted((dataset / "truth" / split).glob("*.json")), limit):
-        truth = json.loads(truth_path.read_text())
-        if deck is not None and truth.get("deck") != deck:
-            continue
-        image = cv2.imread(str(dataset / "images" / split / truth["image"]))
-        if image is None:
-            continue
-        read = detect
-        if session is not None:
-            design = str(truth.get("deck", "?"))
-            if design not in sessions:
-                sessions[design] = session()
-            read = sessions[design]
-        t0 = time.perf_counter()
-        det = read(image, truth["image"])
-        report.seconds += time.perf_counter() - t0
-        report.images += 1
-        judged, unjudged = true_cards(truth, readable=False), true_cards(truth, False, judged=False)
-        verdicts, used = judge_cards(det, judged, unjudged)
-        tally, pairs = tally_verdicts(verdicts, used, judged)
-        report.all_cards.add(tally)
-        for place, count in wrong_card_places(verdicts, truth, judged, unjudged).items():
-            report.wrong_cards[place] += count
+    paths = list(spread_limit(sorted((dataset / "truth" / split).glob("*.json")), limit))
+    for group in _frames(paths) if tables else [[path] for path in paths]:
+        frame: list[tuple[dict[str, Any], Detection]] = []
+        for truth_path in group:
+            truth = json.loads(truth_path.read_text())
+            if deck is not None and truth.get("deck") != deck:
+                continue
+            image = cv2.imread(str(dataset / "images" / split / truth["image"]))
+            if image is None:
+                continue
+            read = detect
+            if session is not None:
+                design = str(truth.get("deck", "?"))
+                if design not in sessions:
+                    sessions[design] = session()
+                read = sessions[design]
+            t0 = time.perf_counter()
+            frame.append((truth, read(image, truth["image"])))
+            report.seconds += time.perf_counter() - t0
+        named = named_apart([det for _, det in frame]) if tables and frame else [det for _, det in frame]
+        seen: list[dict[str, Any]] = []
         if memories is not None:
-            hand = str(truth["image"]).rsplit("_", 2)[0]
-            seen = memories.recall(f"{hand}/{truth.get('zone')}", det.to_json(with_index=True))
-            named = [Card(c["card"], tuple(c["box"]), c["confidence"]) for c in seen["cards"]]
-            standing = [card_standing(c.confidence) for c in named]
-            for session_tally, kept in (
-                (report.remembered, named),
-                (report.counted, [c for c, k in zip(named, standing, strict=True) if k == "counted"]),
-                (report.asked, [c for c, k in zip(named, standing, strict=True) if k == "unsure"]),
-            ):
-                if session_tally is not None:
-                    session_tally.add(match_cards(Detection(det.image, kept), judged, unjudged)[0])
-        report.per_deck.setdefault(str(truth.get("deck", "?")), Tally()).add(tally)
-        if truth.get("camera_mm_per_px") is not None:
-            label = sampling_bin(float(truth["camera_mm_per_px"]))
-            report.per_sampling.setdefault(label, Tally()).add(tally)
-        report.pairs += pairs
-        readable = match_cards(det, true_cards(truth, readable=True), true_cards(truth, True, judged=False))
-        report.readable_cards.add(readable[0])
-        backs, stacks = match_extras(det, truth)
-        report.face_down.add(backs)
-        report.chip_stacks.add(stacks)
-        if chips:
-            _tally_chips(report.chips, det, truth)
+            recalled = {
+                str(k): memories.recall(
+                    f"{str(truth['image']).rsplit('_', 2)[0]}/{truth.get('zone')}",
+                    det.to_json(with_index=True, with_names=tables),
+                )
+                for k, (truth, det) in enumerate(frame)
+            }
+            recalled = name_table(recalled) if tables else recalled
+            seen = [recalled[str(k)] for k in range(len(frame))]
+        for k, ((truth, _), det) in enumerate(zip(frame, named, strict=True)):
+            report.images += 1
+            judged, unjudged = true_cards(truth, readable=False), true_cards(truth, False, judged=False)
+            verdicts, used = judge_cards(det, judged, unjudged)
+            tally, pairs = tally_verdicts(verdicts, used, judged)
+            report.all_cards.add(tally)
+            for place, count in wrong_card_places(verdicts, truth, judged, unjudged).items():
+                report.wrong_cards[place] += count
+            if seen:
+                remembered = [Card(c["card"], tuple(c["box"]), c["confidence"]) for c in seen[k]["cards"]]
+                standing = [card_standing(c.confidence) for c in remembered]
+                for session_tally, kept in (
+                    (report.remembered, remembered),
+                    (
+                        report.counted,
+                        [c for c, s in zip(remembered, standing, strict=True) if s == "counted"],
+                    ),
+                    (report.asked, [c for c, s in zip(remembered, standing, strict=True) if s == "unsure"]),
+                ):
+                    if session_tally is not None:
+                        session_tally.add(match_cards(Detection(det.image, kept), judged, unjudged)[0])
+            report.per_deck.setdefault(str(truth.get("deck", "?")), Tally()).add(tally)
+            if truth.get("camera_mm_per_px") is not None:
+                label = sampling_bin(float(truth["camera_mm_per_px"]))
+                report.per_sampling.setdefault(label, Tally()).add(tally)
+            report.pairs += pairs
+            readable = match_cards(
+                det, true_cards(truth, readable=True), true_cards(truth, True, judged=False)
+            )
+            report.readable_cards.add(readable[0])
+            backs, stacks = match_extras(det, truth)
+            report.face_down.add(backs)
+            report.chip_stacks.add(stacks)
+            if chips:
+                _tally_chips(report.chips, det, truth)
     return report
+
+
+def _frames(paths: list[Path]) -> list[list[Path]]:
+    """Zone crops' truth files (``synth zones``: HAND_FRAME_ZONE.json), one list per table
+    frame, in their order."""
+    frames: list[list[Path]] = []
+    for path in paths:
+        if frames and frames[-1][0].stem.rsplit("_", 1)[0] == path.stem.rsplit("_", 1)[0]:
+            frames[-1].append(path)
+        else:
+            frames.append([path])
+    return frames
 
 
 def spread_limit(paths: list[Path], limit: int | None) -> Iterable[Path]:

@@ -273,6 +273,28 @@ def read_card(rank_probs: FloatArray, suit_probs: FloatArray) -> tuple[str, floa
     return card_name(r, s), float(rank[r]) * float(suit[s])
 
 
+#: How many of a card's likeliest names it carries (``likeliest_names``): enough for the
+#: names its zone's other cards may take from it.
+NAMES_KEPT = 6
+
+Names = tuple[tuple[str, float], ...]
+
+
+def likeliest_names(rank_probs: FloatArray, suit_probs: FloatArray, most: int = NAMES_KEPT) -> Names:
+    """A card's ``most`` likeliest names from several readings of it, likeliest first, each
+    with its probability (its rank's times its suit's, as they are read apart); the first
+    is :func:`read_card`'s.
+
+    >>> queen, spades_else_clubs = np.eye(13)[[11]], np.array([[0.1, 0, 0, 0.9]])
+    >>> [(name, round(p, 3)) for name, p in likeliest_names(queen, spades_else_clubs, 2)]
+    [('Qs', 0.9), ('Qc', 0.1)]
+    """
+    rank, suit = combined(rank_probs), combined(suit_probs)
+    joint = np.outer(rank, suit).ravel()
+    order = np.argsort(-joint, kind="stable")[:most]
+    return tuple((card_name(int(k) // len(suit), int(k) % len(suit)), float(joint[k])) for k in order)
+
+
 def _score(rank: FloatArray, suit: FloatArray, members: list[int]) -> list[float]:
     return [float(rank[i].max() * suit[i].max()) for i in members]
 

@@ -11,7 +11,8 @@
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,16 @@ from assistant.detect.corners import (
     upright_index_boxes,
     upright_index_candidates,
 )
-from assistant.detect.grouping import ReadCard, combined, group_cards, index_corners, index_owners, read_card
+from assistant.detect.grouping import (
+    Names,
+    ReadCard,
+    combined,
+    group_cards,
+    index_corners,
+    index_owners,
+    likeliest_names,
+    read_card,
+)
 from assistant.detect.labels import chip_colour
 from assistant.detect.reader_trust import ReaderTrust
 from assistant.detect.readers import CropViews, OnnxReader, StripViews
@@ -250,6 +260,7 @@ class Card:
     confidence: float
     by_geometry: bool = False  # read at corners found by geometry, not by stage 1
     index: tuple[float, float, float, float] | None = None  # its leftmost corner index read
+    names: Names = ()  # its likeliest names and their probabilities (upright zone crops)
 
 
 @dataclass
@@ -269,15 +280,18 @@ class Detection:
     face_down: list[tuple[float, float, float, float]] = field(default_factory=list)
     chips: list[ChipStack] = field(default_factory=list)
 
-    def to_json(self, *, with_index: bool = False) -> dict[str, Any]:
+    def to_json(self, *, with_index: bool = False, with_names: bool = False) -> dict[str, Any]:
         """The ``dealer-assistant detect --json`` contract. ``with_index`` adds each card's
         leftmost corner index read (``"index": box``), which the camera pipeline uses to
-        tell where a card lies in a row; the command's output leaves it out."""
+        tell where a card lies in a row, and ``with_names`` its likeliest names (``"names":
+        [[name, probability], ...]``), which it uses to keep two zones from holding one
+        card (:mod:`assistant.pipeline.table_names`); the command's output leaves both out."""
         return {
             "image": self.image,
             "cards": [
                 {"card": c.card, "box": _round(c.box), "confidence": round(c.confidence, 4)}
                 | ({"index": _round(c.index)} if with_index and c.index is not None else {})
+                | ({"names": [[n, round(p, 6)] for n, p in c.names]} if with_names and c.names else {})
                 for c in self.cards
             ],
             "face_down": [{"box": _round(b)} for b in self.face_down],
@@ -340,9 +354,11 @@ def uncovered(boxes: npt.NDArray[np.float32], most: float) -> npt.NDArray[np.boo
     return free
 
 
-def _read_all(readings: list[Reading]) -> tuple[str, float]:
-    """One card from several (rank, suit) readings of it: their probabilities multiply."""
-    return read_card(np.stack([r for r, _ in readings]), np.stack([s for _, s in readings]))
+def _read_all(readings: list[Reading]) -> tuple[str, float, Names]:
+    """One card from several (rank, suit) readings of it: their probabilities multiply.
+    Its name, how sure it is, and its likeliest names (the first its own)."""
+    names = likeliest_names(np.stack([r for r, _ in readings]), np.stack([s for _, s in readings]))
+    return names[0][0], names[0][1], names
 
 
 def _round(box: tuple[float, ...]) -> list[float]:
@@ -398,11 +414,32 @@ def suppress_duplicates(
 def one_of_each(cards: list[Card]) -> list[Card]:
     """The surest card of each name: a deck holds every card once, so in one zone of the
     table (a seat's cards) a card read twice is one card seen twice (stage 1 boxed it
-    twice, or a sliver of it) or a misreading of another (stop 23)."""
+    twice, or a sliver of it) or a misreading of another (stop 23). (Stop 59 tried giving
+    the less sure card its next name instead: on the validation designs nearly every such
+    card lay on the card that kept the name, boxed twice; ``models/README.md``.)"""
     kept: dict[str, Card] = {}
     for card in sorted(cards, key=lambda c: -c.confidence):
         kept.setdefault(card.card, card)
     return [c for c in cards if kept[c.card] is c]
+
+
+def named_apart(detections: Sequence[Detection]) -> list[Detection]:
+    """The detections of one table frame's zones with no name on two cards: where two zones
+    read one name, the card whose readings give it up at the least cost takes its next
+    likeliest name, as the camera pipeline names them
+    (:func:`assistant.pipeline.table_names.name_table`; stop 59)."""
+    from assistant.pipeline.table_names import name_table
+
+    named = name_table({str(k): d.to_json(with_names=True) for k, d in enumerate(detections)})
+    out: list[Detection] = []
+    for k, found in enumerate(detections):
+        items = named[str(k)]["cards"]
+        cards = [
+            c if item["card"] == c.card else replace(c, card=item["card"], confidence=item["confidence"])
+            for c, item in zip(found.cards, items, strict=True)
+        ]
+        out.append(replace(found, cards=cards))
+    return out
 
 
 def claim_backs(
@@ -820,16 +857,16 @@ class CardDetector:
             return None
         readings = self._upright_corners(image, box)
         if readings:
-            name, p = _read_all(self._weighed(readings, strip))
+            name, p, names = _read_all(self._weighed(readings, strip))
             least = UPRIGHT_MIN_READING
         elif strip is not None:  # no corner shows an index: the pip column may still tell
-            name, p = _read_all([strip])
+            name, p, names = _read_all([strip])
             least = STRIP_ALONE_MIN_READING
         else:
             return None
         if p < least or conf * p < self.min_card_confidence:
             return None
-        return Card(name, tuple(float(v) for v in box), conf * p, by_geometry=True)  # type: ignore[arg-type]
+        return Card(name, tuple(float(v) for v in box), conf * p, by_geometry=True, names=names)  # type: ignore[arg-type]
 
     def _with_searched_corners(
         self,
@@ -863,8 +900,8 @@ class CardDetector:
         if not more and strip is None:
             return card
         indices = [(probs["rank"][i], probs["suit"][i]) for i in read.indices] + more
-        name, p = _read_all(self._weighed(indices, strip))
-        return Card(name, card.box, float(cards.conf[read.card_box]) * p, index=card.index)
+        name, p, names = _read_all(self._weighed(indices, strip))
+        return Card(name, card.box, float(cards.conf[read.card_box]) * p, index=card.index, names=names)
 
     def reading_at(
         self, image: npt.NDArray[np.uint8], box: tuple[float, float, float, float]
@@ -1013,6 +1050,9 @@ class CardDetector:
                     card = self._with_searched_corners(image, card, c, cards, probs, strip)
                 elif strip is not None:
                     card = self._read_again(card, c, cards, probs, [], strip)
+                if self.upright and not card.names:  # read from its stage-1 indices alone
+                    read = list(c.indices)
+                    card = replace(card, names=likeliest_names(probs["rank"][read], probs["suit"][read]))
                 if card.confidence >= self.min_card_confidence:
                     out.cards.append(card)
         untaken = [k for k in range(len(cards)) if k not in taken]

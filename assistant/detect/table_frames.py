@@ -4,9 +4,10 @@ A frame from a calibrated table camera is warped zone by zone into upright 1 mm/
 (:class:`~assistant.vision.rectify.ZoneRectifier`), the crops go through the detector as
 the pipeline sends them (:meth:`CardDetector.for_zones`), and every box found comes back
 into the frame's pixels: the crop box's corners to table millimetres, to the image, and
-the box around them. Cards lying outside every zone are not looked for. Given a stack
-counter, each chip stack is counted from its side in the frame
-(:mod:`assistant.detect.stack_counter`), which the zone crop alone cannot do.
+the box around them. No two zones keep one card's name (:func:`named_apart`). Cards lying
+outside every zone are not looked for. Given a stack counter, each chip stack is counted
+from its side in the frame (:mod:`assistant.detect.stack_counter`), which the zone crop
+alone cannot do.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from assistant.detect.pipeline import Card, CardDetector, ChipStack, Detection
+from assistant.detect.pipeline import Card, CardDetector, ChipStack, Detection, named_apart
 from assistant.detect.stack_counter import StackCounter, chip_items
 from assistant.vision.calibration import Calibration
 from assistant.vision.rectify import ZoneCrop, ZoneRectifier
@@ -34,8 +35,10 @@ class TableFrameDetector:
     def detect(self, image: npt.NDArray[np.uint8], name: str = "") -> Detection:
         h, w = image.shape[:2]
         out = Detection(name)
-        for crop in self.rectifier.rectify(image):
-            found = self.detector.detect(crop.image)
+        crops = self.rectifier.rectify(image)
+        # no two zones of the table keep one card's name (as the camera pipeline names them)
+        zones = named_apart([self.detector.detect(crop.image) for crop in crops])
+        for crop, found in zip(crops, zones, strict=True):
 
             def back(box: Box, crop: ZoneCrop = crop) -> Box:
                 return self._to_image(crop, box, (w, h))

@@ -275,4 +275,4 @@ class DetectorAdapter:
         self.detector = detector
 
     def detect_batch(self, images: Any) -> list[dict[str, Any]]:
-        return [self.detector.detect(image).to_json(with_index=True) for image in images]
+        return [self.detector.detect(image).to_json(with_index=True, with_names=True) for image in images]

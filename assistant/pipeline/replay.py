@@ -3,8 +3,9 @@
 Per frame: the zones are rectified to a fixed scale (a seat's cards with a margin of
 table around them, so a card across the zone's edge is seen whole), the zones whose
 pixels changed or whose reading has not settled go through the detector in one batch,
-the readings pass the hysteresis, and the referee turns stable changes into engine
-events. Dealer inputs (from the dashboard, or from a
+each zone's cards are named by the card memory, no two zones keep one name
+(:mod:`assistant.pipeline.table_names`), the readings pass the hysteresis, and the
+referee turns stable changes into engine events. Dealer inputs (from the dashboard, or from a
 recording's sidecar) are applied at their frame.
 """
 
@@ -26,6 +27,7 @@ from assistant.pipeline.observations import TableRead, ZoneRead
 from assistant.pipeline.referee import Applied, DealerQuery, Referee
 from assistant.pipeline.sidecar import Sidecar
 from assistant.pipeline.stability import DEFAULT_HOLD_S, StableTable
+from assistant.pipeline.table_names import name_table
 from assistant.pipeline.zones import detected_boxes, layout_zone_keys, read_zone, within
 from assistant.recording import hand_summary
 from assistant.vision.calibration import Calibration
@@ -122,6 +124,7 @@ class TablePipeline:
         self.occluded: set[str] = set()
         self.memory = CardMemory()
         self.stable = StableTable(hold=hold_s)
+        self.seen: dict[str, dict[str, Any]] = {}  # each zone's detections, named by the memory
         self.reads: dict[str, ZoneRead] = {}
         self.detector_calls = 0
         self.zones_detected = 0
@@ -141,6 +144,9 @@ class TablePipeline:
             self.zones_detected += len(changed)
             for crop, found in zip(changed, detections, strict=True):
                 self._take(crop, self._counted(frame.image, crop, found))
+            # no two zones hold one card: where two read one name, one takes its next name
+            for key, named in name_table(self.seen).items():
+                self.reads[key] = read_zone(named)
         read = TableRead(frame.index, frame.timestamp_s, dict(self.reads), frozenset(self.occluded))
         changes = self.stable.update(read)
         return self.referee.on_changes(changes, self.stable.stable)
@@ -166,7 +172,7 @@ class TablePipeline:
             self.occluded.add(key)  # a hand over the zone: its reading says nothing
         else:
             self.occluded.discard(key)
-            self.reads[key] = read_zone(self.memory.recall(key, own))
+            self.seen[key] = self.memory.recall(key, own)
 
     def _unsettled(self, key: str) -> bool:
         return key in self.occluded or self.stable.pending(key)

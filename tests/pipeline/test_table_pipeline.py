@@ -97,3 +97,30 @@ def test_a_still_zone_is_read_again_until_its_new_reading_has_held(first_frame: 
     pipeline.process(Frame(5, 0.5, first_frame))
     pipeline.process(Frame(6, 0.6, first_frame))
     assert detector.asked == settled  # settled and still: left alone
+
+
+class ScriptedSeats(ScriptedDetector):
+    """Gives ``seats[k]`` for the k-th seat card zone crop of a batch, nothing elsewhere."""
+
+    def __init__(self, zone_shape: tuple[int, int], seats: list[dict[str, Any]]) -> None:
+        super().__init__(zone_shape)
+        self.seats = seats
+
+    def detect_batch(self, images: Sequence[np.ndarray]) -> list[dict[str, Any]]:
+        zones = iter(self.seats)
+        return [next(zones, EMPTY) if image.shape[:2] == self.zone_shape else EMPTY for image in images]
+
+
+def test_two_seats_never_keep_one_card_the_likelier_misreading_takes_its_next_name(
+    first_frame: np.ndarray,
+) -> None:
+    pipeline, detector = _pipeline()
+    sure = {**_card("7s", 60.0), "confidence": 0.93, "names": [["7s", 0.95], ["7c", 0.01]]}
+    clubs = {**_card("7s", 60.0), "confidence": 0.9, "names": [["7s", 0.9], ["7c", 0.09]]}
+    pipeline.detector = ScriptedSeats(
+        detector.zone_shape, [{**EMPTY, "cards": [sure]}, {**EMPTY, "cards": [clubs]}]
+    )
+    pipeline.process(Frame(0, 0.0, first_frame))
+    read = {key: zone.face_up for key, zone in pipeline.reads.items() if zone.face_up}
+    assert read == {"seat0.cards": (parse_card("7s"),), "seat1.cards": (parse_card("7c"),)}
+    assert pipeline.seen["seat1.cards"]["cards"][0]["card"] == "7s"  # the memory keeps what was read
