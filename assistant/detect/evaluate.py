@@ -409,7 +409,8 @@ def evaluate(
     ``tables`` (zone crops of ``synth zones``): the crops of one frame (HAND_FRAME) are the
     zones of one table, and no two of them keep one card's name, as the camera pipeline
     names them (:func:`~assistant.detect.pipeline.named_apart`; with ``memory``, after
-    each zone's memory, :func:`~assistant.pipeline.table_names.name_table`)."""
+    each zone's memory, :func:`~assistant.pipeline.table_names.name_table`, and a card named
+    apart from another zone's is put to the dealer, not counted, however sure)."""
     import time
 
     from assistant.pipeline.memory import CardMemory
@@ -464,7 +465,13 @@ def evaluate(
                 report.wrong_cards[place] += count
             if seen:
                 remembered = [Card(c["card"], tuple(c["box"]), c["confidence"]) for c in seen[k]["cards"]]
-                standing = [card_standing(c.confidence) for c in remembered]
+                # a card named apart from another zone's is put to the dealer, however sure
+                standing = [
+                    "unsure" if "renamed_from" in c and s == "counted" else s
+                    for c, s in zip(
+                        seen[k]["cards"], (card_standing(c.confidence) for c in remembered), strict=True
+                    )
+                ]
                 for session_tally, kept in (
                     (report.remembered, remembered),
                     (

@@ -27,7 +27,10 @@ class ZoneRead:
     order they were dealt in a row); it does not take part in comparisons. Nor does
     ``unsure``: face-up cards seen but read less surely than a reading needs, each with
     how sure the reading was, surest first; they are offered to the dealer to confirm
-    where a question is raised anyway, and never applied on their own.
+    where a question is raised anyway, and never applied on their own. Nor does
+    ``renamed``: face-up cards named otherwise than their zone read them, because another
+    zone of the table holds that name (:mod:`assistant.pipeline.table_names`), each as
+    (name given, name read); the referee puts them to the dealer to confirm.
     """
 
     face_up: tuple[Card, ...] = ()
@@ -35,6 +38,7 @@ class ZoneRead:
     chips: int | None = 0
     order: tuple[Card, ...] = field(default=(), compare=False)
     unsure: tuple[tuple[Card, float], ...] = field(default=(), compare=False)
+    renamed: tuple[tuple[Card, Card], ...] = field(default=(), compare=False)
 
     @classmethod
     def of(
@@ -43,11 +47,17 @@ class ZoneRead:
         face_down: int = 0,
         chips: int | None = 0,
         unsure: Iterable[tuple[Card, float]] = (),
+        renamed: Iterable[tuple[Card, Card]] = (),
     ) -> ZoneRead:
         """A reading; ``face_up`` in the order the cards lie, left to right, where known."""
         cards = tuple(face_up)
         return cls(
-            tuple(sorted(cards, key=lambda c: c.sort_key)), face_down, chips, cards, _surest_first(unsure)
+            tuple(sorted(cards, key=lambda c: c.sort_key)),
+            face_down,
+            chips,
+            cards,
+            _surest_first(unsure),
+            tuple(renamed),
         )
 
     def with_unsure(self, more: Iterable[tuple[Card, float]]) -> ZoneRead:

@@ -6,8 +6,9 @@ at a later seat during a draw round means the seats in between refused; chips pu
 into the bet zone of the player to act are a bet, a call or a raise; a hand pushed
 away is a fold; hidden cards turned up at the showdown are that player's show. Whatever
 the rules forbid (a card to a frozen player, the same card in two places, a card out
-of turn) or the camera cannot know (a stack it could not count) becomes a
-:class:`DealerQuery` and is never applied on its own. Between hands cards and chips are
+of turn) or the camera cannot know (a stack it could not count, a card named otherwise
+than read because another place holds the name read) becomes a :class:`DealerQuery` and is
+never applied on its own. Between hands cards and chips are
 gathered and nothing is read, but cards that come to a seat then are asked about: a
 deal begun before the dealer started the hand would otherwise go uncounted unnoticed.
 """
@@ -91,6 +92,8 @@ class Referee:
         self.infer_refusals = infer_refusals
         self.read_bets = read_bets  # False: the dealer enters bets, chips seen are not read
         self.log: list[Outcome] = []
+        # while set, what a change would apply is put to the dealer with this question instead
+        self._confirm: str | None = None
 
     # ------------------------------------------------------------------ entry points
 
@@ -126,7 +129,11 @@ class Referee:
         return order.get(parsed[0], 99) if parsed else 99
 
     def _try(self, events: list[Event], frame: int, zone: str, why: str = "") -> list[Outcome]:
-        """Apply events one by one; the first refused one and the rest become a query."""
+        """Apply events one by one; the first refused one and the rest become a query.
+        While a change's cards need the dealer's word (``_confirm``), none is applied: they
+        are all proposed with its question."""
+        if self._confirm is not None:
+            return [DealerQuery(frame, zone, f"{why}{self._confirm}", tuple(events))]
         outcomes: list[Outcome] = []
         for index, event in enumerate(events):
             try:
@@ -157,7 +164,18 @@ class Referee:
                 return [DealerQuery(change.frame, "table", _dealt_early(state.hand_number + 1))]
             return []  # cards and chips being gathered between hands
         if kind == "cards":
-            return self._on_cards(seat, change)
+            renamed = [(new, old) for new, old in change.after.renamed if new not in change.before.face_up]
+            if not renamed:
+                return self._on_cards(seat, change)
+            # a card named apart from another zone's: the camera read another name there
+            self._confirm = "; ".join(
+                f"{new} read as {old}, which another place at the table holds: is it {new}?"
+                for new, old in renamed
+            )
+            try:
+                return self._on_cards(seat, change)
+            finally:
+                self._confirm = None
         if kind == "bet" and self.read_bets:
             return self._on_chips(seat, change)
         return []

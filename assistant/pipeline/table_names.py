@@ -1,18 +1,20 @@
 """A deck holds every card once: no two places at the table show the same card.
 
 Each zone's crop is read on its own (a seat's cards, :mod:`assistant.pipeline.zones`), and
-within one zone the detector keeps one card of each name. A card counts in the one zone
-its centre lies in, so two zones of one frame that read the same name hold one misreading.
-:func:`name_table` gives the cards of all the zones of a frame distinct names: of the
-names each card's readings make likeliest (``"names"``, the detector's
+within one zone the detector keeps one card of each name. A card counts in the one zone its
+centre lies in, so two zones of one frame that read the same name hold one misreading.
+:func:`name_table` gives the cards of all the zones of a frame distinct names: of the names
+each card's readings make likeliest (``"names"``, the detector's
 :func:`~assistant.detect.grouping.likeliest_names`), the choice with the greatest summed log
 probability (:func:`distinct_names`), so the card whose reading gives the name up at the
 least cost takes its next likeliest name. A card that keeps its name stands as read. A
 renamed card is as sure as its box was times its new name's share of what the names held by
-the table's other cards leave it; the zone's reading then counts it or puts it to the
-dealer like any other reading. Chosen in stop 59 (``models/README.md``, "Names no other zone
-holds"); within one zone the same clash is nearly always one card boxed twice, so there the
-surer reading stays and the other is dropped (:func:`assistant.detect.pipeline.one_of_each`).
+the table's other cards leave it, and carries the name it was read as (``renamed_from``):
+the zone's reading marks it and the referee puts it to the dealer to confirm, however sure:
+half the cards it renamed on fresh hands of unseen designs were still wrong (101 of 202).
+Chosen in stop 59 (``models/README.md``, "Names no other zone holds"); within one zone the
+same clash is nearly always one card boxed twice, so there the surer reading stays and the
+other is dropped (:func:`assistant.detect.pipeline.one_of_each`).
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ Detections come in the shape of the ``dealer-assistant detect --json`` contract:
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -34,10 +35,12 @@ def card_standing(confidence: float, min_confidence: float = MIN_CARD_CONFIDENCE
 
 
 def read_zone(detections: Mapping[str, Any], min_confidence: float = MIN_CARD_CONFIDENCE) -> ZoneRead:
-    """One zone's reading: distinct face-up cards, face-down count, chips counted, and
-    the cards read too unsurely to count."""
+    """One zone's reading: distinct face-up cards, face-down count, chips counted, the
+    cards read too unsurely to count, and the counted cards the table named apart
+    (``renamed_from``: their zone read another card's name)."""
     cards: list[Card] = []
     unsure: dict[Card, float] = {}
+    renamed: list[tuple[Card, Card]] = []
     # left to right in the (upright) zone crop: the order a row of cards was dealt in
     items = sorted(detections.get("cards", []), key=_left_edge)
     for item in items:
@@ -51,6 +54,9 @@ def read_zone(detections: Mapping[str, Any], min_confidence: float = MIN_CARD_CO
             unsure[card] = max(unsure.get(card, 0.0), confidence)
         elif standing == "counted" and card not in cards:
             cards.append(card)
+            if "renamed_from" in item:  # named apart from another zone's card (table_names)
+                with contextlib.suppress(UnknownCardError):
+                    renamed.append((card, parse_card(str(item["renamed_from"]))))
     face_down = len(detections.get("face_down", []))
     chips: int | None = 0
     for stack in detections.get("chips", []):
@@ -60,7 +66,7 @@ def read_zone(detections: Mapping[str, Any], min_confidence: float = MIN_CARD_CO
         else:
             chips += int(count)
     guesses = [(card, confidence) for card, confidence in unsure.items() if card not in cards]
-    return ZoneRead.of(cards, face_down, chips, guesses)
+    return ZoneRead.of(cards, face_down, chips, guesses, renamed)
 
 
 def detected_boxes(detections: Mapping[str, Any]) -> list[list[float]]:

@@ -327,3 +327,22 @@ def test_cards_gathered_after_a_hand_are_not_asked_about() -> None:
     assert phase_of(t.session) is Phase.WAITING
     t.set(seat_zone(1), "")  # the dealer takes it back
     assert t.hold() == []
+
+
+def test_a_card_named_apart_from_another_zones_card_is_put_to_the_dealer_not_applied() -> None:
+    """The table renamed a reading because another seat holds the name read (stop 59):
+    the dealer confirms it with one click; nothing goes into the game on its own."""
+    t = Table()
+    t.session.start_hand()
+    seven_of_clubs, read_as = parse_card("7c"), parse_card("7s")
+    t.zones[seat_zone(1)] = ZoneRead.of([seven_of_clubs], renamed=[(seven_of_clubs, read_as)])
+    out = t.hold()
+    assert applied(out) == []
+    [query] = [o for o in out if isinstance(o, DealerQuery)]
+    assert "7c read as 7s" in query.message and query.zone == seat_zone(1)
+    assert [type(e).__name__ for e in query.proposed] == ["CardDealt"]
+    t.dealer(query.proposed[0])  # confirmed: the card is the game's, and the zone is settled
+    assert t.session.state.seats[1].up_cards == (seven_of_clubs,)
+    assert [o for o in t.hold() if isinstance(o, DealerQuery)] == []
+    t.set(seat_zone(2), "Kd")  # the next deal is read as before
+    assert [type(e).__name__ for e in applied(t.hold())] == ["CardDealt"]

@@ -123,4 +123,5 @@ def test_two_seats_never_keep_one_card_the_likelier_misreading_takes_its_next_na
     pipeline.process(Frame(0, 0.0, first_frame))
     read = {key: zone.face_up for key, zone in pipeline.reads.items() if zone.face_up}
     assert read == {"seat0.cards": (parse_card("7s"),), "seat1.cards": (parse_card("7c"),)}
+    assert pipeline.reads["seat1.cards"].renamed == ((parse_card("7c"), parse_card("7s")),)  # for the dealer
     assert pipeline.seen["seat1.cards"]["cards"][0]["card"] == "7s"  # the memory keeps what was read
