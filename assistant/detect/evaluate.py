@@ -415,7 +415,6 @@ def evaluate(
 
     from assistant.pipeline.memory import CardMemory
     from assistant.pipeline.table_names import name_table
-    from assistant.pipeline.zones import card_standing
 
     report = Report(
         remembered=Tally() if memory else None,
@@ -465,13 +464,7 @@ def evaluate(
                 report.wrong_cards[place] += count
             if seen:
                 remembered = [Card(c["card"], tuple(c["box"]), c["confidence"]) for c in seen[k]["cards"]]
-                # a card named apart from another zone's is put to the dealer, however sure
-                standing = [
-                    "unsure" if "renamed_from" in c and s == "counted" else s
-                    for c, s in zip(
-                        seen[k]["cards"], (card_standing(c.confidence) for c in remembered), strict=True
-                    )
-                ]
+                standing = [_standing(c) for c in seen[k]["cards"]]
                 for session_tally, kept in (
                     (report.remembered, remembered),
                     (
@@ -497,6 +490,16 @@ def evaluate(
             if chips:
                 _tally_chips(report.chips, det, truth)
     return report
+
+
+def _standing(item: dict[str, Any]) -> str | None:
+    """What the pipeline makes of one remembered card (:func:`~assistant.pipeline.zones.card_standing`),
+    but a card named apart from another zone's is put to the dealer however sure (the referee
+    proposes it, ``ZoneRead.renamed``): ``"unsure"``."""
+    from assistant.pipeline.zones import card_standing
+
+    standing = card_standing(float(item["confidence"]))
+    return "unsure" if standing == "counted" and "renamed_from" in item else standing
 
 
 def _frames(paths: list[Path]) -> list[list[Path]]:
