@@ -14,7 +14,9 @@ how far to trust its corner indices and its strips, crops in file order; with ``
 the crops of one frame are one table's zones, no two of which keep one card's name).
 
 Writes card-identity F1 (all labelled face-up cards, and those with a visible corner
-index; the wrong cards counted by where they lie, ``wrong_cards_by_place``), chip-count
+index; the wrong cards counted by where they lie, ``wrong_cards_by_place``; for zone crops
+each hand's tally, ``card_identity_per_hand``, which ``scripts/compare_arms.py`` resamples,
+and how the distinct cards fared over their frames, ``card_identity_distinct_cards``), chip-count
 accuracy (side visible) and unknown-rate (seen from above), and, with ``detector.pt``
 present, stage-1 mAP50 per class group from ultralytics' validator.
 The confusion matrix is over the 52 cards, for predicted cards whose box lies on a card.

@@ -347,6 +347,13 @@ class Report:
     chip_stacks: Tally = field(default_factory=Tally)  # boxes found, colour right
     #: all labelled cards' wrong readings by where they lie (``WRONG_CARD_PLACES``)
     wrong_cards: dict[str, int] = field(default_factory=lambda: dict.fromkeys(WRONG_CARD_PLACES, 0))
+    #: all labelled cards per hand of ``synth zones`` crops (HAND_FRAME_ZONE): the frames
+    #: of one hand show the same cards, so hands, not crops, are the independent draws
+    #: (``scripts/compare_arms.py`` resamples them)
+    per_hand: dict[str, Tally] = field(default_factory=dict)
+    #: each judged card of a hand's zone (hand, zone, name): frames it was judged in, and
+    #: read right in
+    card_frames: dict[tuple[str, str, str], list[int]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         bins = sorted(self.per_sampling.items(), key=lambda item: _bin_order(item[0]))
@@ -377,10 +384,43 @@ class Report:
                 if self.asked is not None
                 else {}
             ),
+            **({"card_identity_distinct_cards": self.distinct_cards()} if self.card_frames else {}),
+            **(
+                {"card_identity_per_hand": {h: t.to_json() for h, t in sorted(self.per_hand.items())}}
+                if self.per_hand
+                else {}
+            ),
             "face_down_found": self.face_down.to_json(),
             "chip_stacks_found": self.chip_stacks.to_json(),
             "ms_per_image": round(1000 * self.seconds / max(self.images, 1), 1),
         }
+
+    def distinct_cards(self) -> dict[str, int | float]:
+        """How many distinct cards the crops judged (a card of one hand's zone counts once,
+        however many frames show it) and how each fared over its frames: right in every
+        one, right in more than half, or right in half or fewer."""
+        frames = sorted(judged for judged, _ in self.card_frames.values())
+        ratios = [right / judged for judged, right in self.card_frames.values()]
+        return {
+            "cards": len(ratios),
+            "right_in_every_frame": sum(r == 1.0 for r in ratios),
+            "right_in_most_frames": sum(0.5 < r < 1.0 for r in ratios),
+            "right_in_half_or_fewer": sum(r <= 0.5 for r in ratios),
+            "median_frames_judged": frames[len(frames) // 2] if frames else 0,
+        }
+
+
+def crop_hand_zone(image: str) -> tuple[str, str] | None:
+    """The hand and zone of a ``synth zones`` crop named HAND_FRAME_ZONE (``s31-00126_0008_seat5.cards.jpg``:
+    ``("s31-00126", "seat5.cards")``); None for another name.
+
+    >>> crop_hand_zone("s31-00126_0008_seat5.cards.jpg"), crop_hand_zone("000123.jpg")
+    (('s31-00126', 'seat5.cards'), None)
+    """
+    parts = Path(image).name.split("_")
+    if len(parts) < 3:
+        return None
+    return parts[0], "_".join(parts[2:]).rsplit(".", 1)[0]
 
 
 def evaluate(
@@ -476,6 +516,13 @@ def evaluate(
                     if session_tally is not None:
                         session_tally.add(match_cards(Detection(det.image, kept), judged, unjudged)[0])
             report.per_deck.setdefault(str(truth.get("deck", "?")), Tally()).add(tally)
+            where = crop_hand_zone(str(truth["image"]))
+            if where is not None:
+                report.per_hand.setdefault(where[0], Tally()).add(tally)
+                for (name, _), right in zip(judged, used, strict=True):
+                    counts = report.card_frames.setdefault((*where, name), [0, 0])
+                    counts[0] += 1
+                    counts[1] += int(right)
             if truth.get("camera_mm_per_px") is not None:
                 label = sampling_bin(float(truth["camera_mm_per_px"]))
                 report.per_sampling.setdefault(label, Tally()).add(tally)
