@@ -4,9 +4,10 @@
         [--draws 2000] [--level 0.95] [--out F]
 
 Each arm is one or more ``scripts/detect_evaluate.py --zones`` reports (``card_identity_per_hand``),
-given in the same order for both arms (report k of the base read the same crops as report k of
-the candidate). Prints the pooled card-identity F1 of each arm, the difference, and its
-interval when the hands are drawn again (:func:`assistant.detect.arm_compare.paired_bootstrap`).
+of the same splits for both arms, in any order: a hand is known by its report's dataset and
+split and its name. Arms that read different hands are refused. Prints the pooled
+card-identity F1 of each arm, the difference, and its interval when the hands are drawn again
+(:func:`assistant.detect.arm_compare.paired_bootstrap`).
 """
 
 from __future__ import annotations
@@ -18,16 +19,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from assistant.detect.arm_compare import Counts, hands_of, paired_bootstrap
+from assistant.detect.arm_compare import Counts, hands_of, paired_bootstrap, unpaired
 
 
 def _arm(paths: list[Path], parser: argparse.ArgumentParser) -> dict[str, Counts]:
     hands: dict[str, Counts] = {}
-    for k, path in enumerate(paths):
+    for path in paths:
         try:
-            hands |= hands_of(json.loads(path.read_text()), f"{k}:")
+            read = hands_of(json.loads(path.read_text()))
         except (OSError, ValueError) as error:
             parser.error(f"{path}: {error}")
+        if set(read) & set(hands):
+            parser.error(f"{path}: its split is given twice in one arm")
+        hands |= read
     return hands
 
 
@@ -39,12 +43,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--level", type=float, default=0.95)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
-    if len(args.base) != len(args.candidate):
-        parser.error("give as many candidate reports as base reports, in the same order")
-    try:
-        result = paired_bootstrap(
-            _arm(args.base, parser), _arm(args.candidate, parser), args.draws, args.level
+    base, candidate = _arm(args.base, parser), _arm(args.candidate, parser)
+    only_base, only_candidate = unpaired(base, candidate)
+    if only_base or only_candidate:
+        parser.error(
+            f"the arms read different hands ({only_base} only in the base, {only_candidate} only in the "
+            "candidate): compare two reads of the same crops"
         )
+    try:
+        result = paired_bootstrap(base, candidate, args.draws, args.level)
     except ValueError as error:
         parser.error(str(error))
     text = json.dumps(result.to_json(), indent=1)

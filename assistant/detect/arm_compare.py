@@ -101,9 +101,11 @@ def paired_bootstrap(
     )
 
 
-def hands_of(report: Mapping[str, object], label: str = "") -> dict[str, Counts]:
+def hands_of(report: Mapping[str, object], label: str | None = None) -> dict[str, Counts]:
     """A ``scripts/detect_evaluate.py`` report's hands as (right, wrong, missed), each hand's
-    name prefixed with ``label`` (reports of different splits can share a hand's name).
+    name prefixed with ``label``, by default the report's dataset and split
+    (``/work/data/fresh77/kde-standard:test:``): reports of different splits can share a
+    hand's name, and two arms' reports of the same split then pair up in any order.
 
     Raises ``ValueError`` for a report written without ``card_identity_per_hand``."""
     per_hand = report.get("card_identity_per_hand")
@@ -111,4 +113,12 @@ def hands_of(report: Mapping[str, object], label: str = "") -> dict[str, Counts]
         raise ValueError(
             "the report has no card_identity_per_hand: read it again with scripts/detect_evaluate.py --zones"
         )
+    if label is None:
+        label = f"{report.get('dataset', '?')}:{report.get('split', '?')}:"
     return {f"{label}{hand}": (int(t["tp"]), int(t["fp"]), int(t["fn"])) for hand, t in per_hand.items()}
+
+
+def unpaired(base: Mapping[str, Counts], candidate: Mapping[str, Counts]) -> tuple[int, int]:
+    """How many hands only the base read, and only the candidate: both are 0 for two reads
+    of the same crops."""
+    return len(set(base) - set(candidate)), len(set(candidate) - set(base))

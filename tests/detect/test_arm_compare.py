@@ -117,6 +117,10 @@ def test_an_evaluation_tallies_each_hand_and_each_distinct_card_over_its_frames(
     written = report.to_json()
     assert written["card_identity_per_hand"]["h-00002"]["fp"] == 1
     assert hands_of(written, "x:") == {"x:h-00001": (4, 0, 2), "x:h-00002": (1, 1, 1)}
+    assert set(hands_of(written | {"dataset": "/d/zones", "split": "test"})) == {
+        "/d/zones:test:h-00001",
+        "/d/zones:test:h-00002",
+    }
 
 
 def test_compare_arms_reads_two_reports_and_refuses_one_without_hands(
@@ -135,6 +139,20 @@ def test_compare_arms_reads_two_reports_and_refuses_one_without_hands(
     )
     out = json.loads(capsys.readouterr().out)
     assert out["hands"] == 6 and out["difference"] > 0 and out["interval_95"][0] > 0
+    # the same splits in another order pair up; a split read by one arm only is refused
+    other = {
+        "dataset": "/d/other",
+        "split": "test",
+        "card_identity_per_hand": {"h9": {"tp": 5, "fp": 0, "fn": 0}},
+    }
+    (tmp_path / "o.json").write_text(json.dumps(other))
+    (tmp_path / "o2.json").write_text(json.dumps(other))
+    args = ["--base", str(tmp_path / "a.json"), str(tmp_path / "o.json"), "--draws", "50"]
+    assert compare_arms([*args, "--candidate", str(tmp_path / "o2.json"), str(tmp_path / "b.json")]) == 0
+    assert json.loads(capsys.readouterr().out)["hands"] == 7
+    with pytest.raises(SystemExit):
+        compare_arms([*args, "--candidate", str(tmp_path / "b.json")])
+    assert "different hands (1 only in the base, 0 only in the candidate)" in capsys.readouterr().err
     (tmp_path / "old.json").write_text(json.dumps({"card_identity_all_labelled": {}}))
     with pytest.raises(SystemExit):
         compare_arms(["--base", str(tmp_path / "old.json"), "--candidate", str(tmp_path / "b.json")])
