@@ -417,10 +417,10 @@ def crop_hand_zone(image: str) -> tuple[str, str] | None:
     >>> crop_hand_zone("s31-00126_0008_seat5.cards.jpg"), crop_hand_zone("000123.jpg")
     (('s31-00126', 'seat5.cards'), None)
     """
-    parts = Path(image).name.split("_")
+    parts = Path(image).name.rsplit("_", 2)  # as the card memory's key and ``_frames`` split it
     if len(parts) < 3:
         return None
-    return parts[0], "_".join(parts[2:]).rsplit(".", 1)[0]
+    return parts[0], parts[2].rsplit(".", 1)[0]
 
 
 def evaluate(
