@@ -30,8 +30,14 @@ def pooled_f1(counts: np.ndarray) -> float:
     >>> pooled_f1(np.array([[9, 1, 0], [0, 0, 1]]))
     0.9
     """
-    tp, fp, fn = (float(v) for v in np.asarray(counts, np.float64).sum(0))
-    return 2 * tp / (2 * tp + fp + fn) if tp + fp + fn else 0.0
+    return float(_f1_of_sums(np.asarray(counts, np.float64).sum(0)[None])[0])
+
+
+def _f1_of_sums(sums: np.ndarray) -> np.ndarray:
+    """F1 of each row of summed (right, wrong, missed) counts; 0 for a row with no cards."""
+    tp, fp, fn = sums[:, 0], sums[:, 1], sums[:, 2]
+    cards = 2 * tp + fp + fn
+    return np.where(cards > 0, 2 * tp / np.maximum(cards, 1), 0.0)
 
 
 @dataclass(frozen=True)
@@ -86,7 +92,7 @@ def paired_bootstrap(
     b = np.array([candidate[h] for h in hands], np.float64)
     rng = np.random.default_rng(seed)
     picks = rng.integers(0, len(hands), size=(draws, len(hands)))
-    differences = np.array([pooled_f1(b[p]) - pooled_f1(a[p]) for p in picks])
+    differences = _f1_of_sums(b[picks].sum(1)) - _f1_of_sums(a[picks].sum(1))  # every draw at once
     tail = (1 - level) / 2
     low, high = np.quantile(differences, [tail, 1 - tail])
     return ArmComparison(
