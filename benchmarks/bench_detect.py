@@ -58,7 +58,7 @@ def _seat_crop(image: np.ndarray) -> np.ndarray:
 
 def _pipeline_zones(every: int = 20) -> list[np.ndarray]:
     """Seat card zone crops, margin included, as the pipeline cuts them from the videos."""
-    from assistant.pipeline.replay import CARD_ZONE_MARGIN_MM
+    from assistant.pipeline.zones import CARD_ZONE_MARGIN_MM
     from assistant.vision.calibration import load_calibration
     from assistant.vision.rectify import ZoneRectifier
     from assistant.vision.sources import VideoFileSource

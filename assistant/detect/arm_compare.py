@@ -107,18 +107,21 @@ def paired_bootstrap(
     )
 
 
-def hands_of(report: Mapping[str, object], label: str | None = None) -> dict[str, Counts]:
+def hands_of(
+    report: Mapping[str, object], label: str | None = None, *, memory: bool = False
+) -> dict[str, Counts]:
     """A ``scripts/detect_evaluate.py`` report's hands as (right, wrong, missed), each hand's
     name prefixed with ``label``, by default the report's dataset and split
     (``/work/data/fresh77/kde-standard:test:``): reports of different splits can share a
-    hand's name, and two arms' reports of the same split then pair up in any order.
+    hand's name, and two arms' reports of the same split then pair up in any order. With
+    ``memory``, each hand as the card memory named its cards (a report read with ``--memory``).
 
-    Raises ``ValueError`` for a report written without ``card_identity_per_hand``."""
-    per_hand = report.get("card_identity_per_hand")
+    Raises ``ValueError`` for a report written without the hands asked for."""
+    key = "card_identity_with_card_memory_per_hand" if memory else "card_identity_per_hand"
+    per_hand = report.get(key)
     if not isinstance(per_hand, Mapping):
-        raise ValueError(
-            "the report has no card_identity_per_hand: read it again with scripts/detect_evaluate.py --zones"
-        )
+        again = "--zones --memory" if memory else "--zones"
+        raise ValueError(f"the report has no {key}: read it again with scripts/detect_evaluate.py {again}")
     if label is None:
         label = f"{report.get('dataset', '?')}:{report.get('split', '?')}:"
     return {f"{label}{hand}": (int(t["tp"]), int(t["fp"]), int(t["fn"])) for hand, t in per_hand.items()}

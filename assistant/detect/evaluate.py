@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -111,6 +111,48 @@ def judged_card_objects(
         if judge == judged:
             out.append(obj)
     return out
+
+
+def in_zone(truth: dict[str, Any], detection: Detection) -> tuple[dict[str, Any], Detection]:
+    """A zone crop cut with a margin around its zone (truth ``inner``: ``synth zones
+    --margins``) as the camera pipeline counts the zone (:func:`~assistant.pipeline.zones.within`):
+    the face-up and face-down cards detected with their box's centre in the zone are the
+    zone's, the others are dropped; a true card or back whose centre lies outside the zone
+    is not judged (``labelled`` false, ``outside_zone`` true). Chip stacks are left as
+    they are. A truth without ``inner`` is returned as it is.
+
+    >>> def card(name, x):  # a card lying upright with its left edge at x
+    ...     outline = [[x, 30], [x + 63, 30], [x + 63, 118], [x, 118]]
+    ...     return {"kind": "card", "card": name, "labelled": True, "corners": outline}
+    >>> truth = {"inner": [32, 20, 312, 150], "objects": [card("2d", -18), card("Qc", 40)]}
+    >>> found = Detection("x", [Card("2d", (0, 30, 45, 118), 0.9), Card("Qc", (40, 30, 103, 118), 0.9)])
+    >>> judged, kept = in_zone(truth, found)
+    >>> [o["labelled"] for o in judged["objects"]], [c.card for c in kept.cards]
+    ([False, True], ['Qc'])
+    """
+    inner = truth.get("inner")
+    if inner is None:
+        return truth, detection
+    x1, y1, x2, y2 = (float(v) for v in inner)
+
+    def inside(box: Sequence[float]) -> bool:
+        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        return x1 <= cx <= x2 and y1 <= cy <= y2
+
+    objects = []
+    for obj in truth["objects"]:
+        if obj["kind"] in ("card", "face_down") and obj.get("labelled"):
+            outline = np.asarray(obj.get("corners") or [obj["box"][:2], obj["box"][2:]], np.float64)
+            cx, cy = outline.mean(0)
+            if not (x1 <= cx <= x2 and y1 <= cy <= y2):
+                obj = {**obj, "labelled": False, "outside_zone": True}
+        objects.append(obj)
+    kept = replace(
+        detection,
+        cards=[c for c in detection.cards if inside(c.box)],
+        face_down=[b for b in detection.face_down if inside(b)],
+    )
+    return {**truth, "objects": objects}, kept
 
 
 def true_cards(truth: dict[str, Any], readable: bool, judged: bool = True) -> list[tuple[str, np.ndarray]]:
@@ -351,6 +393,11 @@ class Report:
     #: of one hand show the same cards, so hands, not crops, are the independent draws
     #: (``scripts/compare_arms.py`` resamples them)
     per_hand: dict[str, Tally] = field(default_factory=dict)
+    #: ... and as the card memory names them (``evaluate(memory=True)``; empty otherwise)
+    remembered_per_hand: dict[str, Tally] = field(default_factory=dict)
+    #: zone crops cut with a margin around their zone (truth ``inner``), judged as the
+    #: camera pipeline counts the zone's cards (:func:`in_zone`)
+    zones_with_margins: int = 0
     #: each judged card of a hand's zone (hand, zone, name): frames it was judged in, and
     #: read right in
     card_frames: dict[tuple[str, str, str], list[int]] = field(default_factory=dict)
@@ -390,8 +437,22 @@ class Report:
                 if self.per_hand
                 else {}
             ),
+            **(
+                {
+                    "card_identity_with_card_memory_per_hand": {
+                        h: t.to_json() for h, t in sorted(self.remembered_per_hand.items())
+                    }
+                }
+                if self.remembered_per_hand
+                else {}
+            ),
             "face_down_found": self.face_down.to_json(),
             "chip_stacks_found": self.chip_stacks.to_json(),
+            **(
+                {"zone_crops_judged_as_the_pipeline_counts": self.zones_with_margins}
+                if self.zones_with_margins
+                else {}
+            ),
             "ms_per_image": round(1000 * self.seconds / max(self.images, 1), 1),
         }
 
@@ -480,8 +541,12 @@ def evaluate(
                     sessions[design] = session()
                 read = sessions[design]
             t0 = time.perf_counter()
-            frame.append((truth, read(image, truth["image"])))
+            found = read(image, truth["image"])
             report.seconds += time.perf_counter() - t0
+            if "inner" in truth:  # a crop cut with a margin: judged as the pipeline counts the zone
+                truth, found = in_zone(truth, found)
+                report.zones_with_margins += 1
+            frame.append((truth, found))
         named = named_apart([det for _, det in frame]) if tables and frame else [det for _, det in frame]
         seen: list[dict[str, Any]] = []
         if memories is not None:
@@ -515,6 +580,11 @@ def evaluate(
                 ):
                     if session_tally is not None:
                         session_tally.add(match_cards(Detection(det.image, kept), judged, unjudged)[0])
+                hand = crop_hand_zone(str(truth["image"]))
+                if hand is not None:
+                    report.remembered_per_hand.setdefault(hand[0], Tally()).add(
+                        match_cards(Detection(det.image, remembered), judged, unjudged)[0]
+                    )
             report.per_deck.setdefault(str(truth.get("deck", "?")), Tally()).add(tally)
             where = crop_hand_zone(str(truth["image"]))
             if where is not None:

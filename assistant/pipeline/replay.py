@@ -28,7 +28,13 @@ from assistant.pipeline.referee import Applied, DealerQuery, Referee
 from assistant.pipeline.sidecar import Sidecar
 from assistant.pipeline.stability import DEFAULT_HOLD_S, StableTable
 from assistant.pipeline.table_names import name_table
-from assistant.pipeline.zones import detected_boxes, layout_zone_keys, read_zone, within
+from assistant.pipeline.zones import (
+    card_zone_margins,
+    detected_boxes,
+    layout_zone_keys,
+    read_zone,
+    within,
+)
 from assistant.recording import hand_summary
 from assistant.vision.calibration import Calibration
 from assistant.vision.motion import MotionGate
@@ -86,12 +92,6 @@ class ReplayReport:
         return out
 
 
-#: How far (mm, along the zone's own x and y) a seat's card crop reaches beyond its card
-#: zone: a card whose centre lies in the zone is then seen whole, even in a hand spread
-#: across the zone's edge (a 63 x 88 mm card reaches 32 mm past it sideways).
-CARD_ZONE_MARGIN_MM = (32.0, 20.0)
-
-
 class TablePipeline:
     """Frames to events for one calibrated table and one session."""
 
@@ -117,7 +117,7 @@ class TablePipeline:
             if read_bets or key.endswith(".cards")
         }
         zones = {key: rect for key, rect in calibration.layout.zones().items() if key in self.keys}
-        margins = {key: CARD_ZONE_MARGIN_MM for key in zones if key.endswith(".cards")}
+        margins = card_zone_margins(zones)
         self.rectifier = ZoneRectifier(calibration, zones, mm_per_px=mm_per_px, margins=margins)
         self.gate = MotionGate()
         self.occlusion = OcclusionCheck()

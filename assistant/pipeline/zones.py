@@ -8,11 +8,27 @@ Detections come in the shape of the ``dealer-assistant detect --json`` contract:
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from assistant.engine.cards import Card, UnknownCardError, parse_card
 from assistant.pipeline.observations import ZoneRead, bet_zone, seat_zone
+
+#: How far (mm, along the zone's own x and y) a seat's card crop reaches beyond its card
+#: zone: a card whose centre lies in the zone is then seen whole, even in a hand spread
+#: across the zone's edge (a 63 x 88 mm card reaches 32 mm past it sideways).
+CARD_ZONE_MARGIN_MM = (32.0, 20.0)
+
+
+def card_zone_margins(keys: Iterable[str]) -> dict[str, tuple[float, float]]:
+    """The margin each seat's card zone among ``keys`` is cut with (``seatN.cards``);
+    other zones are cut as they are.
+
+    >>> card_zone_margins(["seat1.cards", "seat1.bet", "pot"])
+    {'seat1.cards': (32.0, 20.0)}
+    """
+    return {key: CARD_ZONE_MARGIN_MM for key in keys if key.endswith(".cards")}
+
 
 #: Card reads below this confidence are treated as not seen (the zone stays as it was
 #: until a confident read persists) ...

@@ -95,6 +95,13 @@ def register(subparsers: Any) -> None:
         help="deal every hand from this one deck of decks.json (any split's), on its split's surfaces "
         "(what `deck learn` learns a deck from)",
     )
+    zn.add_argument(
+        "--margins",
+        action="store_true",
+        help="cut each seat's card zone with the margin the camera pipeline cuts it with (32 x 20 mm), "
+        "its truth saying where the zone lies, so that an evaluation counts a zone's cards as the "
+        "pipeline does (default: cut at the zone's edge, as the detector's training crops are)",
+    )
     zn.set_defaults(func=_zones)
 
     st = sub.add_parser(
@@ -291,6 +298,8 @@ def _zones(args: argparse.Namespace) -> int:
         raise CommandError("--val and --test must be fractions that leave some training hands")
     if not 0 <= args.random_backs <= 1:
         raise CommandError("--random-backs must be a share from 0 to 1")
+    if args.margins and args.chips:
+        raise CommandError("--margins cuts seats' card zones: the chip stills have none")
     if args.deck is not None and (args.chips or args.decks != "standard"):
         raise CommandError("--deck deals one deck's hands: not with --chips or --decks")
     hand_splits = {split_of(i, args.hands, args.val, args.test) for i in range(args.hands)}
@@ -313,6 +322,7 @@ def _zones(args: argparse.Namespace) -> int:
             only=args.only,
             deck_set=DeckSet(args.decks),
             deck_id=args.deck,
+            margins=args.margins,
         )
     print(json.dumps(summary["crops"]))
     return 0

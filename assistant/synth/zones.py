@@ -38,6 +38,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from assistant.pipeline.zones import CARD_ZONE_MARGIN_MM, card_zone_margins
 from assistant.synth.backs import drawn_back
 from assistant.synth.camera import Camera
 from assistant.synth.dataset import SPLITS, run_jobs, split_of, write_data_yaml
@@ -372,6 +373,9 @@ def write_zone_crop(
         "camera_mm_per_px": round(rect_mm_per_camera_px(calibration, zone_rect(calibration, crop.key)), 4),
         "frame": shot["frame"],
         "camera": shot["camera"],
+        # where the zone lies in a crop cut with a margin around it (the pipeline counts
+        # what lies there: :func:`~assistant.pipeline.zones.within`)
+        **({"inner": list(crop.inner)} if tuple(crop.inner) != (0, 0, w, h) else {}),
         "objects": objects,
     }
     (root / "truth" / split / f"{name}.json").write_text(json.dumps(truth, allow_nan=False) + "\n")
@@ -398,17 +402,20 @@ def write_zone_crops(
 
 
 def render_hand(
-    job: tuple[Path, int, int, str, float, Sequence[tuple[int, int]], float, DeckSet, str | None],
+    job: tuple[Path, int, int, str, float, Sequence[tuple[int, int]], float, DeckSet, str | None, bool],
 ) -> tuple[str, int, int]:
     """Render hand ``index`` and write its zone crops; returns (split, crops, labels).
 
-    The job's last item: the chance that the hand's cards carry a back drawn at random
+    ``drawn_backs``: the chance that the hand's cards carry a back drawn at random
     (:func:`~assistant.synth.backs.drawn_back`) instead of their deck's. It is drawn from
     a generator of its own, so a hand renders the same at any chance but for its backs.
+    ``margins``: each seat's card zone is cut as the camera pipeline cuts it, with
+    :data:`~assistant.pipeline.zones.CARD_ZONE_MARGIN_MM` of the table around it (its truth
+    says where the zone lies: ``inner``); otherwise at the zone's own edge.
     """
     from assistant.vision.rectify import ZoneRectifier
 
-    out, seed, index, split, rate, sizes, drawn_backs, deck_set, deck_id = job
+    out, seed, index, split, rate, sizes, drawn_backs, deck_set, deck_id, margins = job
     rng = np.random.default_rng([seed, index, 23])
     script = random_script(seed, index, split, sizes, deck_set, deck_id)
     vr = SamplingRenderer(script, rate, rng)
@@ -418,7 +425,8 @@ def render_hand(
             vr.faces = vr.faces.with_back(drawn_back(backs_rng, vr.faces.face(None)))
     animate(script, vr)
     calibration = true_calibration(vr.table, vr.camera)
-    rectifier = ZoneRectifier(calibration, mm_per_px=ZONE_MM_PER_PX)
+    zone_margins = card_zone_margins(calibration.layout.zones()) if margins else None
+    rectifier = ZoneRectifier(calibration, mm_per_px=ZONE_MM_PER_PX, margins=zone_margins)
     camera = vr.camera.to_json()
     crops = labels = 0
     for shot in vr.shots:
@@ -455,6 +463,7 @@ def write_zone_dataset(
     only: Collection[str] = (),
     deck_set: DeckSet = DeckSet.STANDARD,
     deck_id: str | None = None,
+    margins: bool = False,
 ) -> dict[str, object]:
     """Render ``hands`` random hands into zone crops under ``out``; returns the summary.
 
@@ -469,7 +478,9 @@ def write_zone_dataset(
     ``deck_set``: the decks hands are dealt from (the extra npm designs are all train
     designs, so a run of them alone renders no val or test hands). ``deck_id``: deal every
     hand from this one deck (of any split), on surfaces of the deck's own split; ``val`` and
-    ``test`` still share the hands out among the three folders.
+    ``test`` still share the hands out among the three folders. ``margins``: cut each seat's
+    card zone with the margin the camera pipeline cuts it with (:func:`render_hand`); the
+    hands render the same either way.
     """
     if hands < 1:
         raise ValueError("--hands must be at least 1")
@@ -514,7 +525,8 @@ def write_zone_dataset(
     else:
         cameras = tuple(sizes)
         jobs = [
-            (out, seed, i, split, rate, cameras, drawn_backs, deck_set, deck_id) for i, split in hand_splits
+            (out, seed, i, split, rate, cameras, drawn_backs, deck_set, deck_id, margins)
+            for i, split in hand_splits
         ]
         results = run_jobs(render_hand, jobs, workers, progress)
     for split_name, n, k in results:
@@ -534,6 +546,7 @@ def write_zone_dataset(
         **({"only": sorted(only)} if only else {}),
         **({"deck_set": deck_set.value} if deck_set is not DeckSet.STANDARD else {}),
         **({"deck": deck_id} if deck_id is not None else {}),
+        **({"card_zone_margin_mm": list(CARD_ZONE_MARGIN_MM)} if margins and chip_shots == 0 else {}),
         "mm_per_px": ZONE_MM_PER_PX,
         "crops": per_split,
         "labels": labels,

@@ -157,3 +157,24 @@ def test_compare_arms_reads_two_reports_and_refuses_one_without_hands(
     with pytest.raises(SystemExit):
         compare_arms(["--base", str(tmp_path / "old.json"), "--candidate", str(tmp_path / "b.json")])
     assert "card_identity_per_hand" in capsys.readouterr().err
+
+
+def _read_then_misread(image: np.ndarray, name: str) -> Detection:
+    """The first hand's 7h read surely in its first frame, then misread unsurely; the rest as ``_read``."""
+    if name.startswith("h-00001") and "_0010_" not in name:
+        return Detection(name, [Card("7c", (10.0, 20.0, 70.0, 109.0), 0.6)])
+    return _read(image, name)
+
+
+def test_an_evaluation_with_the_card_memory_tallies_each_hand_as_the_memory_names_it(tmp_path: Path) -> None:
+    _crops(tmp_path / "zones")
+    report = evaluate(_read_then_misread, tmp_path / "zones", "test", memory=True)
+    frames = {h: (t.tp, t.fp, t.fn) for h, t in report.per_hand.items()}
+    remembered = {h: (t.tp, t.fp, t.fn) for h, t in report.remembered_per_hand.items()}
+    assert frames["h-00001"] == (2, 2, 4)  # the 7c twice, the 7h and the ace missed twice
+    assert remembered["h-00001"] == (4, 0, 2)  # the memory names the 7h from its sure reading
+    assert remembered["h-00002"] == frames["h-00002"]
+    written = report.to_json()
+    assert hands_of(written, "x:", memory=True) == {f"x:{h}": c for h, c in remembered.items()}
+    with pytest.raises(ValueError, match="--zones --memory"):
+        hands_of(evaluate(_read, tmp_path / "zones", "test").to_json(), memory=True)

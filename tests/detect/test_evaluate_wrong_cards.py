@@ -101,3 +101,44 @@ def test_the_places_add_up_to_the_wrong_cards_and_the_tally_is_unchanged(tmp_pat
     places = report.to_json()["wrong_cards_by_place"]
     assert sum(places.values()) == report.all_cards.fp
     assert places == {p: (0 if p == "misread card" else 1) for p in WRONG_CARD_PLACES}
+
+
+def test_a_crop_cut_with_a_margin_is_judged_as_the_pipeline_counts_its_zone(tmp_path: Path) -> None:
+    # the zone lies at (32, 20)-(248, 220) of the crop: the 7h lies in it; a 2c lies in the
+    # margin, mostly outside the zone (the pipeline leaves it to no seat), read or not
+    two = (-10.0, 120.0, 53.0, 208.0)
+    truth = _truth() | {"inner": [32, 20, 248, 220]}
+    truth["objects"] = [
+        truth["objects"][0] | {"corners": _corners((40.0, 30.0, 103.0, 118.0))},
+        {"kind": "card", "card": "2c", "corners": _corners(two), "labelled": True, "indices": []},
+        truth["objects"][2],
+    ]
+    for folder in ("images/test", "truth/test"):
+        (tmp_path / folder).mkdir(parents=True)
+    cv2.imwrite(str(tmp_path / "images" / "test" / truth["image"]), np.zeros((240, 280, 3), np.uint8))
+    (tmp_path / "truth" / "test" / "hand_0001_seat1.cards.json").write_text(json.dumps(truth))
+
+    def read(misread_two: bool) -> dict[str, Any]:
+        cards = [
+            Card("7h", (40.0, 30.0, 103.0, 118.0), 0.9),
+            Card("2s" if misread_two else "2c", (0.0, 120.0, 53.0, 208.0), 0.8),
+        ]
+        return evaluate(lambda image, name: Detection(name, cards), tmp_path, "test").to_json()
+
+    for misread_two in (False, True):  # the 2c does not count, right or wrong
+        report = read(misread_two)
+        assert report["card_identity_all_labelled"] | {"precision": 0, "recall": 0, "f1": 0} == {
+            "tp": 1,
+            "fp": 0,
+            "fn": 0,
+            "unjudged_right": 0,
+            "precision": 0,
+            "recall": 0,
+            "f1": 0,
+        }
+        assert report["zone_crops_judged_as_the_pipeline_counts"] == 1
+    del truth["inner"]  # the same crop cut at its zone's edge: the 2c is judged
+    (tmp_path / "truth" / "test" / "hand_0001_seat1.cards.json").write_text(json.dumps(truth))
+    report = read(True)
+    assert (report["card_identity_all_labelled"]["tp"], report["card_identity_all_labelled"]["fp"]) == (1, 1)
+    assert "zone_crops_judged_as_the_pipeline_counts" not in report

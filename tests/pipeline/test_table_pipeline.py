@@ -13,8 +13,9 @@ import pytest
 
 from assistant.engine.cards import parse_card
 from assistant.engine.session import Session
-from assistant.pipeline.replay import CARD_ZONE_MARGIN_MM, TablePipeline
+from assistant.pipeline.replay import TablePipeline
 from assistant.pipeline.sidecar import load_sidecar
+from assistant.pipeline.zones import CARD_ZONE_MARGIN_MM
 from assistant.vision.calibration import load_calibration
 from assistant.vision.sources import Frame, VideoFileSource
 

@@ -143,3 +143,33 @@ def test_the_zones_command_refuses_a_split_with_no_hand_or_no_such_split(
     assert code == status
     assert error in capsys.readouterr().err
     assert not (tmp_path / "images").exists()
+
+
+def test_card_zones_cut_with_the_pipelines_margin_show_the_same_hand_and_say_where_the_zone_lies(
+    zones: Path, tmp_path: Path
+) -> None:
+    from assistant.pipeline.zones import CARD_ZONE_MARGIN_MM
+
+    write_zone_dataset(tmp_path, 2, 3, rate=0.08, val=0.0, test=0.5, only=("test",), margins=True)
+    cut = {t["image"]: t for t in _truths(tmp_path, "test")}
+    plain = {t["image"]: t for t in _truths(zones, "test")}
+    mx, my = (round(m) for m in CARD_ZONE_MARGIN_MM)
+    seats = [name for name in plain if ".cards" in name and name in cut]
+    assert seats
+    for name in seats:
+        w, h = plain[name]["size"]
+        assert cut[name]["size"] == [w + 2 * mx, h + 2 * my]
+        assert cut[name]["inner"] == [mx, my, w + mx, h + my] and "inner" not in plain[name]
+        # the same cards, the margin's further off: each card of the plain crop lies
+        # (mx, my) further right and down in the crop with the margin
+        plain_cards = {o["card"]: o for o in plain[name]["objects"] if o["kind"] == "card"}
+        for obj in cut[name]["objects"]:
+            if obj["kind"] == "card" and obj["card"] in plain_cards:
+                shifted = np.asarray(plain_cards[obj["card"]]["corners"]) + np.array([mx, my])
+                assert np.allclose(obj["corners"], shifted, atol=0.6)
+    others = [name for name in plain if ".cards" not in name and name in cut]
+    assert all(cut[name]["size"] == plain[name]["size"] and "inner" not in cut[name] for name in others)
+    assert json.loads((tmp_path / "synth.json").read_text())["runs"][-1]["card_zone_margin_mm"] == [
+        32.0,
+        20.0,
+    ]
