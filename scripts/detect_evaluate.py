@@ -11,11 +11,14 @@ no finder in the model folder, from the search at every scale and angle), or wit
 ``--quick`` in one stage-1 pass; ``--zones`` reads zone crops as the camera pipeline does
 (with ``--sessions`` as its table sessions do: each deck design one session that learns
 how far to trust its corner indices and its strips, crops in file order; with ``--tables``
-the crops of one frame are one table's zones, no two of which keep one card's name).
+the crops of one frame are one table's zones, no two of which keep one card's name). Crops
+of ``synth zones --margins`` show the table around a seat's card zone as the pipeline cuts it,
+and are judged as it counts the zone: only the cards whose centre lies in the zone.
 
 Writes card-identity F1 (all labelled face-up cards, and those with a visible corner
 index; the wrong cards counted by where they lie, ``wrong_cards_by_place``; for zone crops
 each hand's tally, ``card_identity_per_hand``, which ``scripts/compare_arms.py`` resamples,
+with ``--memory`` also as the card memory named it, ``card_identity_with_card_memory_per_hand``,
 and how the distinct cards fared over their frames, ``card_identity_distinct_cards``), chip-count
 accuracy (side visible) and unknown-rate (seen from above), and, with ``detector.pt``
 present, stage-1 mAP50 per class group from ultralytics' validator.

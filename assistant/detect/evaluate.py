@@ -511,7 +511,11 @@ def evaluate(
     zones of one table, and no two of them keep one card's name, as the camera pipeline
     names them (:func:`~assistant.detect.pipeline.named_apart`; with ``memory``, after
     each zone's memory, :func:`~assistant.pipeline.table_names.name_table`, and a card named
-    apart from another zone's is put to the dealer, not counted, however sure)."""
+    apart from another zone's is put to the dealer, not counted, however sure).
+
+    A crop whose truth says where its zone lies (``inner``: ``synth zones --margins``) is
+    judged as the pipeline counts the zone, before anything else reads its detections
+    (:func:`in_zone`); ``Report.remembered_per_hand`` holds each hand as the memory named it."""
     import time
 
     from assistant.pipeline.memory import CardMemory
