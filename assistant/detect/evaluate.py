@@ -130,21 +130,21 @@ def in_zone(truth: dict[str, Any], detection: Detection) -> tuple[dict[str, Any]
     >>> [o["labelled"] for o in judged["objects"]], [c.card for c in kept.cards]
     ([False, True], ['Qc'])
     """
+    from assistant.pipeline.zones import point_in_zone
+
     inner = truth.get("inner")
     if inner is None:
         return truth, detection
-    x1, y1, x2, y2 = (float(v) for v in inner)
 
     def inside(box: Sequence[float]) -> bool:
-        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-        return x1 <= cx <= x2 and y1 <= cy <= y2
+        return point_in_zone((box[0] + box[2]) / 2, (box[1] + box[3]) / 2, inner)
 
     objects = []
     for obj in truth["objects"]:
         if obj["kind"] in ("card", "face_down") and obj.get("labelled"):
             outline = np.asarray(obj.get("corners") or [obj["box"][:2], obj["box"][2:]], np.float64)
             cx, cy = outline.mean(0)
-            if not (x1 <= cx <= x2 and y1 <= cy <= y2):
+            if not point_in_zone(float(cx), float(cy), inner):
                 obj = {**obj, "labelled": False, "outside_zone": True}
         objects.append(obj)
     kept = replace(
@@ -565,6 +565,7 @@ def evaluate(
             seen = [recalled[str(k)] for k in range(len(frame))]
         for k, ((truth, _), det) in enumerate(zip(frame, named, strict=True)):
             report.images += 1
+            where = crop_hand_zone(str(truth["image"]))
             judged, unjudged = true_cards(truth, readable=False), true_cards(truth, False, judged=False)
             verdicts, used = judge_cards(det, judged, unjudged)
             tally, pairs = tally_verdicts(verdicts, used, judged)
@@ -574,8 +575,12 @@ def evaluate(
             if seen:
                 remembered = [Card(c["card"], tuple(c["box"]), c["confidence"]) for c in seen[k]["cards"]]
                 standing = [_standing(c) for c in seen[k]["cards"]]
+                as_named = match_cards(Detection(det.image, remembered), judged, unjudged)[0]
+                if report.remembered is not None:
+                    report.remembered.add(as_named)
+                if where is not None:
+                    report.remembered_per_hand.setdefault(where[0], Tally()).add(as_named)
                 for session_tally, kept in (
-                    (report.remembered, remembered),
                     (
                         report.counted,
                         [c for c, s in zip(remembered, standing, strict=True) if s == "counted"],
@@ -584,13 +589,7 @@ def evaluate(
                 ):
                     if session_tally is not None:
                         session_tally.add(match_cards(Detection(det.image, kept), judged, unjudged)[0])
-                hand = crop_hand_zone(str(truth["image"]))
-                if hand is not None:
-                    report.remembered_per_hand.setdefault(hand[0], Tally()).add(
-                        match_cards(Detection(det.image, remembered), judged, unjudged)[0]
-                    )
             report.per_deck.setdefault(str(truth.get("deck", "?")), Tally()).add(tally)
-            where = crop_hand_zone(str(truth["image"]))
             if where is not None:
                 report.per_hand.setdefault(where[0], Tally()).add(tally)
                 for (name, _), right in zip(judged, used, strict=True):

@@ -107,15 +107,22 @@ def within(detections: Mapping[str, Any], inner: Sequence[float]) -> dict[str, A
     >>> [c["card"] for c in within({"cards": [queen, other]}, (32, 20, 312, 150))["cards"]]
     ['Qc']
     """
-    x1, y1, x2, y2 = (float(v) for v in inner[:4])
     out: dict[str, Any] = dict(detections)
     for group in ("cards", "face_down", "chips"):
         if group in detections:
-            out[group] = [item for item in detections[group] if _centre_inside(item, x1, y1, x2, y2)]
+            out[group] = [item for item in detections[group] if _centre_inside(item, inner)]
     return out
 
 
-def _centre_inside(item: Any, x1: float, y1: float, x2: float, y2: float) -> bool:
+def point_in_zone(x: float, y: float, inner: Sequence[float]) -> bool:
+    """Whether the point (``x``, ``y``) lies in the zone ``inner`` (x1, y1, x2, y2; its
+    right and bottom edges outside): the one test of what a zone holds, for :func:`within`
+    and for an evaluation that judges a crop as the pipeline counts it."""
+    x1, y1, x2, y2 = (float(v) for v in inner[:4])
+    return x1 <= x < x2 and y1 <= y < y2
+
+
+def _centre_inside(item: Any, inner: Sequence[float]) -> bool:
     """Whether an item lies in the zone: where it stands (``foot``, a chip stack placed on
     the table) or else its box's centre."""
     box = item.get("box") if isinstance(item, Mapping) else None
@@ -126,7 +133,7 @@ def _centre_inside(item: Any, x1: float, y1: float, x2: float, y2: float) -> boo
         cx, cy = float(foot[0]), float(foot[1])
     else:
         cx, cy = (float(box[0]) + float(box[2])) / 2.0, (float(box[1]) + float(box[3])) / 2.0
-    return x1 <= cx < x2 and y1 <= cy < y2
+    return point_in_zone(cx, cy, inner)
 
 
 def card_place(item: Mapping[str, Any]) -> tuple[float, float] | None:
