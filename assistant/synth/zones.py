@@ -20,7 +20,8 @@ renders what the pipeline will meet:
 
 The output has the layout of :mod:`assistant.synth.dataset` (``images``, ``labels``,
 ``truth``, ``data.yaml``; file names start with the seed, so runs with other seeds can
-add to one folder, and ``synth.json`` lists every run), so ``dealer-assistant train detector`` and the reader
+add to one folder, and ``synth.json`` lists every run; splits rendered one at a time with
+``only`` keep a record each), so ``dealer-assistant train detector`` and the reader
 training take it unchanged. Splits follow the decks: ``train`` renders train decks on
 train surfaces, ``val`` the validation decks, ``test`` the held-out decks and surfaces.
 """
@@ -555,11 +556,44 @@ def write_zone_dataset(
     }
     # runs with other seeds may write into the same folder (file names carry the seed)
     record = out / "synth.json"
-    runs = []
+    runs: list[dict[str, Any]] = []
     if record.is_file():
         try:
-            runs = [r for r in json.loads(record.read_text()).get("runs", []) if r.get("seed") != seed]
+            earlier = json.loads(record.read_text()).get("runs", [])
+            runs = runs_still_on_disk(earlier, seed, set(only or SPLITS))
         except (json.JSONDecodeError, AttributeError):
             runs = []
     record.write_text(json.dumps({"runs": [*runs, summary]}, indent=1) + "\n")
     return summary
+
+
+def runs_still_on_disk(runs: Iterable[dict[str, Any]], seed: int, rendered: set[str]) -> list[dict[str, Any]]:
+    """The records of earlier runs in a folder once a run of ``seed`` has rendered the
+    splits ``rendered`` into it.
+
+    Its files replace those of an earlier run of the same seed in those splits only, so
+    that run's other splits stay on disk and its record stays, its ``only`` narrowed to
+    them (and the splits rendered again named in ``rendered_again``); runs of other
+    seeds are kept whole.
+
+    >>> val = {"seed": 31, "only": ["val"]}
+    >>> runs_still_on_disk([val], 31, {"train"}) == [val]
+    True
+    >>> runs_still_on_disk([{"seed": 31}], 31, {"test"})
+    [{'seed': 31, 'only': ['train', 'val'], 'rendered_again': ['test']}]
+    >>> runs_still_on_disk([val, {"seed": 7}], 31, {"train", "val", "test"})
+    [{'seed': 7}]
+    """
+    kept = []
+    for run in runs:
+        if run.get("seed") != seed:
+            kept.append(run)
+            continue
+        covered = set(run.get("only") or SPLITS)
+        left = covered - rendered
+        if left == covered:
+            kept.append(run)
+        elif left:
+            again = sorted((covered & rendered) | set(run.get("rendered_again", [])))
+            kept.append({**run, "only": sorted(left), "rendered_again": again})
+    return kept

@@ -126,6 +126,18 @@ def test_one_split_rendered_alone_comes_out_as_in_the_whole_run(zones: Path, tmp
         write_zone_dataset(tmp_path / "bad", 2, 3, only=("tests",))
 
 
+def test_splits_rendered_one_after_another_into_one_folder_each_keep_their_record(tmp_path: Path) -> None:
+    write_zone_dataset(tmp_path, 2, 3, rate=0.08, val=0.0, test=0.5, only=("test",))
+    write_zone_dataset(tmp_path, 2, 3, rate=0.08, val=0.0, test=0.5, only=("train",))
+    runs = json.loads((tmp_path / "synth.json").read_text())["runs"]
+    assert [(r["only"], r["crops"]["train"] > 0, r["crops"]["test"] > 0) for r in runs] == [
+        (["test"], False, True),
+        (["train"], True, False),
+    ]
+    write_zone_dataset(tmp_path, 2, 3, rate=0.08, val=0.0, test=0.5)  # the whole run again
+    assert ["only" in r for r in json.loads((tmp_path / "synth.json").read_text())["runs"]] == [False]
+
+
 @pytest.mark.parametrize(
     ("only", "status", "error"),
     [("val", 1, "no hand falls in val"), ("tests", 2, "the splits are train, val, test")],
